@@ -41,9 +41,11 @@ tree_hash() {
 	{ grep -v '^#' "$ONENODE_SRC/tools/packages.txt"; echo trixie; } | sha256sum | cut -c1-16
 }
 
-# ensure_tree: the Debian 13 tree, rebuilt only when tools/packages.txt changes.
+# ensure_tree: the Debian 13 tree, remade only when tools/packages.txt
+# changes. When packages were only added, they are installed into the
+# existing tree instead (seconds instead of a minute).
 ensure_tree() {
-	local want have pkgs
+	local want have pkgs added
 	want=$(tree_hash)
 	have=$(cat "$CACHE/trixie.stamp" 2>/dev/null || true)
 	if [ "$want" = "$have" ] && [ -x "$TREE/usr/bin/meson" ]; then
@@ -52,6 +54,19 @@ ensure_tree() {
 	need_root
 	host_install mmdebstrap
 	mkdir -p "$CACHE"
+	if [ -n "$have" ] && [ -f "$CACHE/trixie.packages" ] && [ -x "$TREE/usr/bin/meson" ]; then
+		added=$(grep -v '^#' "$ONENODE_SRC/tools/packages.txt" | sort | comm -13 <(sort "$CACHE/trixie.packages") -)
+		if ! grep -v '^#' "$ONENODE_SRC/tools/packages.txt" | sort | comm -23 <(sort "$CACHE/trixie.packages") - | grep -q .; then
+			log "adding to the Debian 13 tree: $(echo $added)"
+			cp /etc/resolv.conf "$TREE/etc/resolv.conf" 2>/dev/null || true
+			chroot "$TREE" apt-get update -qq >&2
+			# shellcheck disable=SC2086
+			chroot "$TREE" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $added >/dev/null
+			grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
+			echo "$want" >"$CACHE/trixie.stamp"
+			return 0
+		fi
+	fi
 	pkgs=$(grep -v '^#' "$ONENODE_SRC/tools/packages.txt" | paste -sd, -)
 	log "creating the Debian 13 tree in $TREE (about a minute)"
 	rm -rf "$TREE.new"
@@ -60,6 +75,7 @@ ensure_tree() {
 		trixie "$TREE.new" "deb $(archive_uri) trixie main" >&2
 	rm -rf "$TREE"
 	mv "$TREE.new" "$TREE"
+	grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
 	echo "$want" >"$CACHE/trixie.stamp"
 }
 
@@ -228,8 +244,12 @@ cmd_build() {
 	[ $kernel$user$amdgpu = 000 ] && kernel=1 user=1
 	ensure_tree
 	if [ $kernel = 1 ] || [ $amdgpu = 1 ]; then
+		# One kernel build at a time: the tree is remade when the series changes.
+		exec 8>"$CACHE/kernel.lock"
+		flock 8
 		prepare_kernel
 		build_kernel "$flavor"
+		flock -u 8
 	fi
 	[ $amdgpu = 1 ] && build_amdgpu_module "$flavor"
 	[ $user = 1 ] && build_user
@@ -250,4 +270,228 @@ build_user() {
 			ninja -C "$b/$v" >/dev/null || ninja -C "$b/$v"
 		done
 	'
+}
+
+# Kernel log lines that fail a VM run, whatever CMD returned.
+SPLAT_RE='WARNING:|BUG:|KASAN|UBSAN|Oops|Kernel panic|general protection|possible circular locking|possible recursive locking|inconsistent lock state|lockdep|suspicious RCU usage|unreferenced object|kmemleak:.*leak|Call Trace:|^\s*# .*: not ok|^\s*not ok '
+
+# check_dmesg FILE: print the splats in FILE; return 1 when there are any.
+check_dmesg() {
+	local hits
+	hits=$(grep -nE "$SPLAT_RE" "$1" | grep -vE 'kunit.enable|lockdep: '"'"'?not' || true)
+	[ -z "$hits" ] && return 0
+	printf '%s\n' "$hits" | head -40
+	return 1
+}
+
+# cmd_vm [--flavor F] [--append ARGS] [--kunit] [--qemu-opts OPTS] -- CMD...
+# Boots the built kernel under TCG with virtme-ng, the Debian 13 tree as
+# root, runs CMD in the repo (as root) and returns its status; fails when the
+# guest's kernel log holds a splat. The log stays in $CACHE/work/vm/last.
+cmd_vm() {
+	local flavor=debug append="" kunit=0 qopts=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--flavor) flavor=$2; shift ;;
+		--append) append+=" $2"; shift ;;
+		--kunit) kunit=1 ;;
+		--qemu-opts) qopts+=(--qemu-opts "$2"); shift ;;
+		--) shift; break ;;
+		*) break ;;
+		esac
+		shift
+	done
+	[ $# -gt 0 ] || die "vm: no command (./onenode vm -- CMD...)"
+	ensure_tree
+	local image=$CACHE/work/build/$flavor/arch/x86/boot/bzImage
+	[ -f "$image" ] || cmd_build --kernel --flavor "$flavor"
+	[ $kunit = 1 ] && append+=" kunit.enable=1" || append+=" kunit.enable=0"
+	# One VM at a time: TCG takes every core, and the output directory is shared.
+	exec 9>"$CACHE/vm.lock"
+	flock 9
+	local out=$CACHE/work/vm/last rc=0 mem=3G
+	[ "$flavor" = leaks ] && mem=4G
+	rm -rf "$out" && mkdir -p "$out"
+	local cmd
+	cmd=$(printf '%q ' "$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/last" "$@")
+	log "booting $flavor kernel under TCG: $*"
+	in_tree vng --run "$T_CACHE/build/$flavor/arch/x86/boot/bzImage" --disable-kvm \
+		--cpus "$(jobs_n)" --memory "$mem" --rwdir "$T_CACHE" --cwd "$T_REPO" \
+		--append "panic_on_warn=0 oops=panic$append" "${qopts[@]}" --exec "$cmd" || true
+	if [ ! -f "$out/rc" ]; then
+		log "the VM did not finish the command (no exit status came back)"
+		return 1
+	fi
+	rc=$(cat "$out/rc")
+	if ! check_dmesg "$out/dmesg.txt" >"$out/splats.txt"; then
+		log "kernel log of the VM holds splats ($out/dmesg.txt):"
+		cat "$out/splats.txt" >&2
+		[ "$rc" = 0 ] && rc=1
+	fi
+	if [ -s "$out/kmemleak.txt" ]; then
+		log "kmemleak reports leaks ($out/kmemleak.txt)"
+		[ "$rc" = 0 ] && rc=1
+	fi
+	return "$rc"
+}
+
+# Results: every stage appends "PASS|FAIL|SKIP <stage>/<name>" lines to
+# $RESULTS; the summary counts them.
+RESULTS=${RESULTS:-}
+result() {
+	printf '%s %s\n' "$1" "$2" >>"$RESULTS"
+	[ "$1" = FAIL ] && log "FAIL $2"
+	return 0
+}
+
+# kernel_files: the project's kernel sources as paths in the kernel tree.
+kernel_files() {
+	(cd "$ONENODE_SRC/kernel/drm" && find . -type f \( -name '*.c' -o -name '*.h' \) ! -path './include/*' | sed 's|^\./|drivers/gpu/drm/|')
+	(cd "$ONENODE_SRC/kernel/drm" && find include -type f -name '*.h' 2>/dev/null)
+	(cd "$ONENODE_SRC/uapi/drm" && find . -name '*.h' | sed 's|^\./|include/uapi/drm/|')
+}
+
+# check_style: checkpatch --strict on every project kernel file and on every
+# patch of the series.
+check_style() {
+	local f out
+	for f in $(kernel_files | sort); do
+		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
+			--no-summary --terse --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "/onenode/cache/src/linux/$f" 2>&1 || true)
+		if [ -n "$out" ]; then
+			result FAIL "checkpatch/$f"; printf '%s\n' "$out" >&2
+		else
+			result PASS "checkpatch/$f"
+		fi
+	done
+	while read -r f; do
+		case $f in '' | '#'*) continue ;; esac
+		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
+			--no-summary --terse "$T_REPO/kernel/patches/$f" 2>&1 || true)
+		if [ -n "$out" ]; then
+			result FAIL "checkpatch/$f"; printf '%s\n' "$out" >&2
+		else
+			result PASS "checkpatch/$f"
+		fi
+	done <"$ONENODE_SRC/kernel/patches/series"
+}
+
+# compile_objects: every object the project adds or changes (its .c files and
+# the .c files its patches touch), compiled with W=1 and sparse (C=2).
+compile_objects() {
+	{
+		kernel_files | grep '\.c$'
+		grep -h '^+++ b/.*\.c$' "$ONENODE_SRC"/kernel/patches/*.patch | sed 's|^+++ b/||'
+	} | sort -u | sed 's/\.c$/.o/'
+}
+
+check_compile() {
+	local flavor=${1:-debug} obj out
+	for obj in $(compile_objects); do
+		out=$(in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$flavor" \
+			CC="ccache gcc" W=1 C=2 CHECK="sparse -Wno-unknown-attribute" "$obj" 2>&1) || true
+		if printf '%s\n' "$out" | grep -qE 'warning:|error:|Error [0-9]'; then
+			result FAIL "w1-sparse/$obj"; printf '%s\n' "$out" >&2
+		else
+			result PASS "w1-sparse/$obj"
+		fi
+	done
+}
+
+cmd_check() {
+	RESULTS=${RESULTS:-$(mktemp)}
+	ensure_tree
+	cmd_build --kernel
+	check_style
+	check_compile debug
+	summarize
+}
+
+# build_amdgpu_module: the whole amdgpu module (about 5 minutes more).
+build_amdgpu_module() {
+	in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$1" CC="ccache gcc" \
+		-j"$(jobs_n)" M=drivers/gpu/drm/amd/amdgpu modules
+	log "amdgpu: $CACHE/work/build/$1/drivers/gpu/drm/amd/amdgpu/amdgpu.ko"
+}
+
+summarize() {
+	local p f s
+	p=$(grep -c '^PASS ' "$RESULTS" || true)
+	f=$(grep -c '^FAIL ' "$RESULTS" || true)
+	s=$(grep -c '^SKIP ' "$RESULTS" || true)
+	if [ "$f" -gt 0 ]; then
+		echo "Failed:"
+		grep '^FAIL ' "$RESULTS" | sed 's/^FAIL /  /'
+	fi
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ]
+}
+
+results_tool() { echo "$T_CACHE/build/user-san/tools/results/onenode-results"; }
+
+cmd_test() {
+	local leaks=0 vm=1
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--leaks) leaks=1 ;;
+		--no-vm) vm=0 ;;
+		*) die "test: unknown argument '$1'" ;;
+		esac
+		shift
+	done
+	local t0=$SECONDS
+	RESULTS=$CACHE/work/results.txt
+	: >"$RESULTS"
+	ensure_tree
+	log "building (kernel debug flavor, userspace plain and ASan/UBSan)"
+	cmd_build --kernel --user
+	[ $leaks = 1 ] && cmd_build --kernel --flavor leaks
+
+	log "unit tests (ASan/UBSan, Debian 13 tree, no VM)"
+	in_tree meson test -C "$T_CACHE/build/user-san" --suite unit --print-errorlogs --logbase unit >/dev/null 2>&1 || true
+	in_tree "$(results_tool)" meson unit "$T_CACHE/build/user-san/meson-logs/unit.json" >>"$RESULTS" || true
+
+	log "checkpatch --strict and W=1 + sparse on the project's kernel objects"
+	check_style
+	check_compile debug
+
+	if [ $vm = 1 ]; then
+		local flavor
+		for flavor in debug $([ $leaks = 1 ] && echo leaks); do
+			log "VM ($flavor kernel): KUnit at boot, then the 'vm' suite"
+			local vmrc=0
+			cmd_vm --flavor "$flavor" --kunit -- tools/guest/test-batch.sh "$T_CACHE/vm/last" || vmrc=$?
+			local out=$CACHE/work/vm/last
+			in_tree "$(results_tool)" ktap "kunit-$flavor" "$T_CACHE/vm/last/dmesg.txt" >>"$RESULTS" || true
+			in_tree "$(results_tool)" meson "vm-$flavor" "$T_CACHE/vm/last/vm.json" >>"$RESULTS" || true
+			if [ -s "$out/splats.txt" ] || [ -s "$out/kmemleak.txt" ] || [ ! -f "$out/rc" ]; then
+				result FAIL "vm-$flavor/kernel-log-clean"
+			else
+				result PASS "vm-$flavor/kernel-log-clean"
+			fi
+			cp -r "$out" "$CACHE/work/vm/test-$flavor"
+			[ $vmrc = 0 ] || log "VM batch exited $vmrc (details: $CACHE/work/vm/test-$flavor)"
+		done
+	else
+		log "skipping the VM (--no-vm)"
+	fi
+	log "done in $((SECONDS - t0)) s; results in $RESULTS"
+	summarize
+}
+
+cmd_demo() {
+	ensure_tree
+	cmd_build --kernel --user
+	log "demo: boot the VM, open the vcompute render node, query it through DRM_IOCTL_VCOMPUTE_CAPS"
+	cmd_vm -- "$T_CACHE/build/user/examples/caps/onenode-caps"
+}
+
+cmd_bench() {
+	local what=${1:-vk}
+	ensure_tree
+	cmd_build --user
+	case $what in
+	vk) in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" ;;
+	*) die "bench: unknown benchmark '$what' (vk)" ;;
+	esac
 }
