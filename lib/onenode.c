@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * libonenode: render-node discovery and the DRM compute CAPS query.
+ * See onenode.h for the contract of every function.
+ */
+#define _GNU_SOURCE
+#include "onenode.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "vcompute_drm.h"
+
+/*
+ * amdgpu's CAPS ioctl, as the amdgpu glue assigns it. amdgpu kernels without
+ * the glue have no ioctl at that number and DRM answers -EINVAL.
+ */
+#ifndef DRM_IOCTL_AMDGPU_COMPUTE_CAPS
+#define DRM_IOCTL_AMDGPU_COMPUTE_CAPS \
+	DRM_IOWR(DRM_COMMAND_BASE + 0x1B, struct drm_compute_caps)
+#endif
+
+/* Driver name -> CAPS ioctl. One line per driver that carries the uapi. */
+static const struct {
+	const char *driver;
+	unsigned long caps_ioctl;
+} caps_ioctls[] = {
+	{ "vcompute", DRM_IOCTL_VCOMPUTE_CAPS },
+	{ "amdgpu", DRM_IOCTL_AMDGPU_COMPUTE_CAPS },
+};
+
+static const struct {
+	uint64_t bit;
+	const char *name;
+} feature_names[] = {
+	{ DRM_COMPUTE_FEATURE_USERQ, "userq" },
+	{ DRM_COMPUTE_FEATURE_SVM, "svm" },
+	{ DRM_COMPUTE_FEATURE_P2P_EXPORT, "p2p-export" },
+	{ DRM_COMPUTE_FEATURE_CRIU, "criu" },
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *onenode_dri_dir(void)
+{
+	const char *dir = getenv(ONENODE_DRI_DIR_ENV);
+
+	return dir && dir[0] ? dir : ONENODE_DEFAULT_DRI_DIR;
+}
+
+static void device_reset(struct onenode_device *dev)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = -1;
+}
+
+/*
+ * Fill the identity of @dev from its fd: driver name and version through
+ * DRM_IOCTL_VERSION (name and description, no date), rdev through
+ * fstat(). The name is always NUL-terminated; a name that does not fit is
+ * refused, so that a truncated name can never match a table entry.
+ */
+static int device_identify(struct onenode_device *dev)
+{
+	struct drm_version v;
+	struct stat st;
+
+	if (fstat(dev->fd, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode))
+		return -ENOTTY;
+	dev->rdev = st.st_rdev;
+
+	memset(&v, 0, sizeof(v));
+	v.name = dev->driver;
+	v.name_len = sizeof(dev->driver) - 1;
+	v.desc = dev->desc;
+	v.desc_len = sizeof(dev->desc) - 1;
+	if (drmIoctl(dev->fd, DRM_IOCTL_VERSION, &v))
+		return errno == EINVAL ? -ENOTTY : -errno;
+	if (v.name_len >= sizeof(dev->driver))
+		return -ENAMETOOLONG;
+	dev->driver[v.name_len] = '\0';
+	dev->desc[v.desc_len < sizeof(dev->desc) ? v.desc_len : sizeof(dev->desc) - 1] = '\0';
+	dev->version_major = v.version_major;
+	dev->version_minor = v.version_minor;
+	dev->version_patchlevel = v.version_patchlevel;
+	return 0;
+}
+
+int onenode_open_path(const char *path, struct onenode_device *dev)
+{
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	device_reset(dev);
+	if (!path || !path[0])
+		return -EINVAL;
+	if (strlen(path) >= sizeof(dev->path))
+		return -ENAMETOOLONG;
+
+	dev->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (dev->fd < 0) {
+		ret = -errno;
+		device_reset(dev);
+		return ret;
+	}
+	dev->owns_fd = 1;
+	strcpy(dev->path, path);
+	ret = device_identify(dev);
+	if (ret)
+		onenode_close(dev);
+	return ret;
+}
+
+int onenode_device_from_fd(int fd, struct onenode_device *dev)
+{
+	char link[64];
+	ssize_t n;
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	device_reset(dev);
+	if (fd < 0)
+		return -EBADF;
+	dev->fd = fd;
+	ret = device_identify(dev);
+	if (ret) {
+		device_reset(dev);
+		return ret;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, dev->path, sizeof(dev->path) - 1);
+	dev->path[n > 0 ? n : 0] = '\0';
+	return 0;
+}
+
+void onenode_close(struct onenode_device *dev)
+{
+	if (!dev)
+		return;
+	if (dev->owns_fd && dev->fd >= 0)
+		close(dev->fd);
+	device_reset(dev);
+}
+
+/* "renderD<number>" with nothing after the number; -1 for anything else. */
+static long render_minor(const char *name)
+{
+	const char *p = name + strlen("renderD");
+	char *end;
+	long n;
+
+	if (strncmp(name, "renderD", strlen("renderD")) || *p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	n = strtol(p, &end, 10);
+	if (errno || *end || n > INT_MAX)
+		return -1;
+	return n;
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorted minors of every renderD<n> entry of @dri_dir; *@out is malloc'ed. */
+static int scan_render_nodes(const char *dri_dir, long **out, size_t *count)
+{
+	size_t n = 0, cap = 0;
+	long *minors = NULL;
+	struct dirent *de;
+	DIR *dir;
+
+	dir = opendir(dri_dir);
+	if (!dir)
+		return errno == ENOENT || errno == ENOTDIR ? -ENOENT : -errno;
+	while ((de = readdir(dir))) {
+		long m = render_minor(de->d_name);
+
+		if (m < 0)
+			continue;
+		if (n == cap) {
+			long *grown;
+
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(minors, cap * sizeof(*minors));
+			if (!grown) {
+				free(minors);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			minors = grown;
+		}
+		minors[n++] = m;
+	}
+	closedir(dir);
+	if (n)
+		qsort(minors, n, sizeof(*minors), cmp_long);
+	*out = minors;
+	*count = n;
+	return 0;
+}
+
+int onenode_open_driver(const char *driver, const char *dri_dir,
+			struct onenode_device *dev)
+{
+	long *minors = NULL;
+	size_t count = 0, i;
+	int ret;
+
+	if (!dev)
+		return -EINVAL;
+	device_reset(dev);
+	if (!driver || !driver[0])
+		return -EINVAL;
+	if (!dri_dir)
+		dri_dir = onenode_dri_dir();
+
+	ret = scan_render_nodes(dri_dir, &minors, &count);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	for (i = 0; i < count; i++) {
+		char path[ONENODE_PATH_MAX];
+		int err;
+
+		if (snprintf(path, sizeof(path), "%s/renderD%ld", dri_dir,
+			     minors[i]) >= (int)sizeof(path)) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		err = onenode_open_path(path, dev);
+		if (err) {
+			/*
+			 * Not a DRM device (a stale or fake entry): no
+			 * evidence of a matching node. Any other failure
+			 * might hide one: report it if nothing matches.
+			 */
+			if (err != -ENOTTY && err != -ENAMETOOLONG)
+				ret = err;
+			continue;
+		}
+		if (!strcmp(dev->driver, driver)) {
+			ret = 0;
+			break;
+		}
+		onenode_close(dev);
+	}
+	free(minors);
+	return ret;
+}
+
+int onenode_caps_ioctl(const char *driver, unsigned long *request)
+{
+	size_t i;
+
+	if (!driver || !request)
+		return -EINVAL;
+	for (i = 0; i < ARRAY_SIZE(caps_ioctls); i++) {
+		if (!strcmp(caps_ioctls[i].driver, driver)) {
+			*request = caps_ioctls[i].caps_ioctl;
+			return 0;
+		}
+	}
+	return -EOPNOTSUPP;
+}
+
+int onenode_query_caps(const struct onenode_device *dev,
+		       struct drm_compute_caps *caps)
+{
+	unsigned long request;
+	int ret;
+
+	if (!dev || !caps || dev->fd < 0)
+		return -EINVAL;
+	ret = onenode_caps_ioctl(dev->driver, &request);
+	if (ret)
+		return ret;
+	memset(caps, 0, sizeof(*caps));
+	if (drmIoctl(dev->fd, request, caps))
+		return -errno;
+	if (caps->version == 0)
+		return -EPROTO;
+	return 0;
+}
+
+const char *onenode_feature_name(uint64_t bit)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(feature_names); i++)
+		if (feature_names[i].bit == bit)
+			return feature_names[i].name;
+	return NULL;
+}
+
+int onenode_features_string(uint64_t features, char *buf, size_t len)
+{
+	size_t used = 0;
+	int bit;
+
+	if (!buf && len)
+		return -EINVAL;
+	if (len)
+		buf[0] = '\0';
+	if (!features)
+		return snprintf(buf, len, "none");
+
+	for (bit = 0; bit < 64; bit++) {
+		uint64_t mask = 1ULL << bit;
+		const char *name;
+		char unknown[8];
+		int n;
+
+		if (!(features & mask))
+			continue;
+		name = onenode_feature_name(mask);
+		if (!name) {
+			snprintf(unknown, sizeof(unknown), "bit%d", bit);
+			name = unknown;
+		}
+		n = snprintf(used < len ? buf + used : NULL,
+			     used < len ? len - used : 0, "%s%s",
+			     used ? "," : "", name);
+		if (n < 0)
+			return -EINVAL;
+		used += (size_t)n;
+	}
+	return used > INT_MAX ? -EOVERFLOW : (int)used;
+}
+
+int onenode_caps_fields(const struct drm_compute_caps *caps,
+			struct onenode_caps_field *out, size_t n)
+{
+	const struct onenode_caps_field fields[ONENODE_CAPS_NFIELDS] = {
+		{ "flags", caps ? caps->flags : 0, 0 },
+		{ "version", caps ? caps->version : 0, 0 },
+		{ "features", caps ? caps->features : 0, 0 },
+		{ "vram_size", caps ? caps->vram_size : 0, 1 },
+		{ "vram_bar_size", caps ? caps->vram_bar_size : 0, 1 },
+		{ "max_queues", caps ? caps->max_queues : 0, 0 },
+		{ "num_priorities", caps ? caps->num_priorities : 0, 0 },
+	};
+
+	if (!caps || !out || n < ONENODE_CAPS_NFIELDS)
+		return -EINVAL;
+	memcpy(out, fields, sizeof(fields));
+	return ONENODE_CAPS_NFIELDS;
+}
+
+const char *onenode_strerror(int err)
+{
+	const char *desc;
+
+	if (err == INT_MIN)
+		return "unknown error";
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case 0:
+		return "success";
+	case ENOENT:
+		return "no such DRM render node";
+	case ENOTTY:
+		return "not a DRM device";
+	case EOPNOTSUPP:
+		return "driver has no DRM compute CAPS ioctl known to libonenode";
+	case EPROTO:
+		return "kernel returned an invalid DRM compute caps report";
+	}
+	desc = strerrordesc_np(err);
+	return desc ? desc : "unknown error";
+}
