@@ -5,6 +5,8 @@
 #ifndef _UAPI_DRM_COMPUTE_H_
 #define _UAPI_DRM_COMPUTE_H_
 
+#include <linux/const.h>
+
 #include "drm.h"
 
 #if defined(__cplusplus)
@@ -39,13 +41,13 @@ extern "C" {
 #define DRM_COMPUTE_CAPS_VERSION	1
 
 /** DRM_COMPUTE_FEATURE_USERQ - compute user queues on the render node. */
-#define DRM_COMPUTE_FEATURE_USERQ	(1ULL << 0)
+#define DRM_COMPUTE_FEATURE_USERQ	_BITULL(0)
 /** DRM_COMPUTE_FEATURE_SVM - shared virtual memory through HMM. */
-#define DRM_COMPUTE_FEATURE_SVM		(1ULL << 1)
+#define DRM_COMPUTE_FEATURE_SVM		_BITULL(1)
 /** DRM_COMPUTE_FEATURE_P2P_EXPORT - dma-buf export with P2P placement reports. */
-#define DRM_COMPUTE_FEATURE_P2P_EXPORT	(1ULL << 2)
+#define DRM_COMPUTE_FEATURE_P2P_EXPORT	_BITULL(2)
 /** DRM_COMPUTE_FEATURE_CRIU - checkpoint/restore of render-node state. */
-#define DRM_COMPUTE_FEATURE_CRIU	(1ULL << 3)
+#define DRM_COMPUTE_FEATURE_CRIU	_BITULL(3)
 /** DRM_COMPUTE_FEATURES_KNOWN - every feature bit this uapi defines. */
 #define DRM_COMPUTE_FEATURES_KNOWN	(DRM_COMPUTE_FEATURE_USERQ | \
 					 DRM_COMPUTE_FEATURE_SVM | \
