@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -673,6 +674,16 @@ int igt_subtest_init_parse_opts(int *argc, char **argv,
 		}
 	}
 	free(opts);
+
+	/* Like upstream: say what ran where, except when only listing. */
+	if (!igt_only_list_subtests()) {
+		struct utsname uts;
+
+		if (uname(&uts) == 0)
+			printf("IGT-Version: onenode-shim (%s) (%s: %s %s)\n",
+			       uts.machine, uts.sysname, uts.release, uts.machine);
+		fflush(stdout);
+	}
 	return optind;
 }
 

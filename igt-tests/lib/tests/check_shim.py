@@ -96,7 +96,8 @@ def main():
     names = [n for k, n, _ in full if k == S]
 
     expect('full run', b, [], 98, full,
-           stdout_has=['fixture: top', 'fixture: bottom', 'info line',
+           stdout_has=['IGT-Version: ', 'fixture: top', 'fixture: bottom',
+                       'info line',
                        'Test requirement: !(1)', 'expected skip',
                        'No dynamic tests executed.',
                        'child 1 failed with exit status 98'],
@@ -107,7 +108,7 @@ def main():
                        'child 1 fails'])
 
     out = expect('list', b, ['--list-subtests'], 0, [],
-                 stdout_lacks=['fixture:'])
+                 stdout_lacks=['fixture:', 'IGT-Version'])
     check(out.split() == names, f'list: got {out.split()}')
 
     expect('fixture skip', b, ['--fixture-skip'], 77,
