@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,19 +101,20 @@ static int device_identify(struct onenode_device *dev)
 	return 0;
 }
 
-int onenode_open_path(const char *path, struct onenode_device *dev)
+int onenode_open_path_flags(const char *path, int flags, struct onenode_device *dev)
 {
 	int ret;
 
 	if (!dev)
 		return -EINVAL;
 	device_reset(dev);
-	if (!path || !path[0])
+	if (!path || !path[0] || (flags & ~(O_ACCMODE | O_NONBLOCK)) ||
+	    (flags & O_ACCMODE) == O_ACCMODE)
 		return -EINVAL;
 	if (strlen(path) >= sizeof(dev->path))
 		return -ENAMETOOLONG;
 
-	dev->fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY);
+	dev->fd = open(path, flags | O_CLOEXEC | O_NOCTTY);
 	if (dev->fd < 0) {
 		ret = -errno;
 		device_reset(dev);
@@ -124,6 +126,11 @@ int onenode_open_path(const char *path, struct onenode_device *dev)
 	if (ret)
 		onenode_close(dev);
 	return ret;
+}
+
+int onenode_open_path(const char *path, struct onenode_device *dev)
+{
+	return onenode_open_path_flags(path, O_RDWR, dev);
 }
 
 int onenode_device_from_fd(int fd, struct onenode_device *dev)
@@ -350,15 +357,19 @@ int onenode_features_string(uint64_t features, char *buf, size_t len)
 int onenode_caps_fields(const struct drm_compute_caps *caps,
 			struct onenode_caps_field *out, size_t n)
 {
+#define FIELD(f, bytes) { #f, caps ? caps->f : 0, bytes,			\
+		offsetof(struct drm_compute_caps, f),				\
+		sizeof(((struct drm_compute_caps *)0)->f) }
 	const struct onenode_caps_field fields[ONENODE_CAPS_NFIELDS] = {
-		{ "flags", caps ? caps->flags : 0, 0 },
-		{ "version", caps ? caps->version : 0, 0 },
-		{ "features", caps ? caps->features : 0, 0 },
-		{ "vram_size", caps ? caps->vram_size : 0, 1 },
-		{ "vram_bar_size", caps ? caps->vram_bar_size : 0, 1 },
-		{ "max_queues", caps ? caps->max_queues : 0, 0 },
-		{ "num_priorities", caps ? caps->num_priorities : 0, 0 },
+		FIELD(flags, 0),
+		FIELD(version, 0),
+		FIELD(features, 0),
+		FIELD(vram_size, 1),
+		FIELD(vram_bar_size, 1),
+		FIELD(max_queues, 0),
+		FIELD(num_priorities, 0),
 	};
+#undef FIELD
 
 	if (!caps || !out || n < ONENODE_CAPS_NFIELDS)
 		return -EINVAL;

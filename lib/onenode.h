@@ -96,6 +96,15 @@ int onenode_open_driver(const char *driver, const char *dri_dir,
 int onenode_open_path(const char *path, struct onenode_device *dev);
 
 /**
+ * onenode_open_path_flags() - onenode_open_path() with chosen open flags.
+ * @flags: O_RDONLY, O_WRONLY or O_RDWR, optionally with O_NONBLOCK; the
+ *	library adds O_CLOEXEC and O_NOCTTY. Any other bit gives -EINVAL.
+ *
+ * Used by the CRIU plugin to reopen a node with the flags it was dumped with.
+ */
+int onenode_open_path_flags(const char *path, int flags, struct onenode_device *dev);
+
+/**
  * onenode_device_from_fd() - identify the DRM node behind an fd the caller
  * already has, without taking ownership of it (onenode_close() will not
  * close it).
@@ -151,11 +160,15 @@ int onenode_features_string(uint64_t features, char *buf, size_t len);
  * @name: the uapi field name, e.g. "vram_size".
  * @value: its value.
  * @is_bytes: the value is a size in bytes.
+ * @offset: offsetof() the field in &struct drm_compute_caps.
+ * @size: sizeof() the field (4 or 8), so a parser can store a value back.
  */
 struct onenode_caps_field {
 	const char *name;
 	uint64_t value;
 	int is_bytes;
+	size_t offset;
+	size_t size;
 };
 
 /** ONENODE_CAPS_NFIELDS - entries onenode_caps_fields() fills. */

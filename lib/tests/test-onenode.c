@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,6 +117,23 @@ static void test_caps_fields(void)
 		CHECK_STR(f[i].name, names[i], "field %d name", i);
 		CHECK(f[i].value == values[i], "field %s value", names[i]);
 		CHECK_EQ(f[i].is_bytes, i == 3 || i == 4, "field %s unit", names[i]);
+		CHECK(f[i].offset + f[i].size <= offsetof(struct drm_compute_caps, reserved) &&
+		      (f[i].size == 4 || f[i].size == 8), "field %s offset and size", names[i]);
+	}
+	/* Offsets and sizes locate each value: reading back gives the value. */
+	for (int i = 0; i < ONENODE_CAPS_NFIELDS; i++) {
+		const unsigned char *p = (const unsigned char *)&caps + f[i].offset;
+		uint64_t v = 0;
+
+		if (f[i].size == 4) {
+			uint32_t v32;
+
+			memcpy(&v32, p, 4);
+			v = v32;
+		} else {
+			memcpy(&v, p, 8);
+		}
+		CHECK(v == f[i].value, "field %s found at its offset", names[i]);
 	}
 	CHECK_EQ(onenode_caps_fields(&caps, f, ONENODE_CAPS_NFIELDS - 1), -EINVAL,
 		 "too small an array");
@@ -146,6 +164,12 @@ static void test_open_path(const char *tmp)
 	CHECK_EQ(dev.fd, -1, "fd reset on failure");
 	CHECK_EQ(onenode_open_path("", &dev), -EINVAL, "open_path(\"\")");
 	CHECK_EQ(onenode_open_path("/dev/null", NULL), -EINVAL, "open_path NULL dev");
+	CHECK_EQ(onenode_open_path_flags("/dev/null", O_RDWR | O_CREAT, &dev), -EINVAL,
+		 "open flags beyond access mode and O_NONBLOCK");
+	CHECK_EQ(onenode_open_path_flags("/dev/null", O_ACCMODE, &dev), -EINVAL,
+		 "invalid access mode");
+	CHECK_EQ(onenode_open_path_flags("/dev/null", O_RDONLY | O_NONBLOCK, &dev), -ENOTTY,
+		 "read-only non-blocking open reaches the DRM check");
 
 	snprintf(path, sizeof(path), "%s/missing", tmp);
 	CHECK_EQ(onenode_open_path(path, &dev), -ENOENT, "missing path");

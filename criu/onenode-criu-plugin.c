@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * criu_plugin_onenode.so: CRIU plugin for files of compute render nodes
+ * (today: vcompute).
+ *
+ * CRIU dumps no DRM file by itself: for a character device it does not know
+ * it calls every plugin's DUMP_EXT_FILE hook with its own copy of the fd,
+ * and fails the dump when no plugin takes the file. This plugin takes the
+ * files of render nodes whose driver it supports and saves, per file, the
+ * node's identity and the caps it reported (onenode-criu-image.h). On
+ * restore, RESTORE_EXT_FILE reopens the node in the restored task, refuses
+ * a node whose driver or caps differ, and returns the fd; CRIU then puts it
+ * at the task's fd number.
+ *
+ * Not saved yet: GEM objects and their contents, mappings of the node
+ * (refused at dump, see handle_device_vma), queues, SVM ranges. A task that
+ * holds any of these cannot be restored faithfully, so a dump that would
+ * lose them fails instead.
+ *
+ * Everything is logged into CRIU's log with the prefix "onenode: ".
+ *
+ * Environment: ONENODE_CRIU_FAULT=dump makes the dump of a supported file
+ * fail, to test that a failed dump leaves the task running.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "onenode.h"
+#include "onenode-criu-image.h"
+#include "onenode-criu-plugin-abi.h"
+
+#define PLUGIN_NAME "onenode"
+/* The character major of every DRM node on Linux (DRM_MAJOR in the kernel). */
+#define DRM_CHAR_MAJOR 226
+
+#define log_info(fmt, ...) print_on_level(CRIU_LOG_INFO, "onenode: " fmt "\n", ##__VA_ARGS__)
+#define log_warn(fmt, ...) print_on_level(CRIU_LOG_WARN, "onenode: " fmt "\n", ##__VA_ARGS__)
+#define log_err(fmt, ...) print_on_level(CRIU_LOG_ERROR, "onenode: error: " fmt "\n", ##__VA_ARGS__)
+
+/*
+ * Drivers whose render-node files this plugin saves. amdgpu is not listed:
+ * its render-node files stay with CRIU's own amdgpu plugin until the amdgpu
+ * glue carries the CRIU helper.
+ */
+static const char *const supported_drivers[] = { "vcompute" };
+
+static int stage = -1;
+/* Restore: the dump used this plugin (its inventory lists it). */
+static bool restore_enabled;
+static bool in_inventory;
+static bool fault_dump;
+/* Dump: render-node fds seen in the tasks, files saved. */
+static unsigned int nr_fds_seen, nr_files_dumped;
+
+static const char *stage_name(int s)
+{
+	switch (s) {
+	case CRIU_STAGE_DUMP:
+		return "dump";
+	case CRIU_STAGE_PRE_DUMP:
+		return "pre-dump";
+	case CRIU_STAGE_RESTORE:
+		return "restore";
+	}
+	return "unknown";
+}
+
+static bool driver_supported(const char *driver)
+{
+	for (size_t i = 0; i < sizeof(supported_drivers) / sizeof(supported_drivers[0]); i++)
+		if (!strcmp(driver, supported_drivers[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Identify @fd as a render node of a supported driver. Returns 0 when it is
+ * one, -ENOTSUP when it is anything else (not ours: CRIU asks the next
+ * plugin), another negative errno when the check itself failed.
+ */
+static int identify(int fd, struct onenode_device *dev)
+{
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_CHAR_MAJOR)
+		return -ENOTSUP;
+	ret = onenode_device_from_fd(fd, dev);
+	if (ret == -ENOTTY)
+		return -ENOTSUP;
+	if (ret)
+		return ret;
+	if (!driver_supported(dev->driver) || drmGetNodeTypeFromFd(fd) != DRM_NODE_RENDER) {
+		onenode_close(dev);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static int onenode_init(int s)
+{
+	const char *fault = getenv("ONENODE_CRIU_FAULT");
+
+	if (s != CRIU_STAGE_DUMP && s != CRIU_STAGE_PRE_DUMP && s != CRIU_STAGE_RESTORE) {
+		/* An unknown stage means this criu speaks another plugin ABI. */
+		log_err("criu called init with unknown stage %d: plugin ABI mismatch "
+			"(built for CRIU plugin ABI %#x, criu 4.1.1)", s, CRIU_ABI_VERSION_4_1_1);
+		return -1;
+	}
+	stage = s;
+	fault_dump = fault && !strcmp(fault, "dump");
+	if (s == CRIU_STAGE_RESTORE) {
+		restore_enabled = check_and_remove_inventory_plugin(PLUGIN_NAME,
+								    strlen(PLUGIN_NAME) + 1);
+		log_info("plugin loaded for restore (CRIU plugin ABI %#x)%s",
+			 CRIU_ABI_VERSION_4_1_1,
+			 restore_enabled ? "" : "; the dump did not use it, staying idle");
+		return 0;
+	}
+	log_info("plugin loaded for %s (CRIU plugin ABI %#x)%s", stage_name(s),
+		 CRIU_ABI_VERSION_4_1_1, fault_dump ? "; ONENODE_CRIU_FAULT=dump set" : "");
+	return 0;
+}
+
+static void onenode_exit(int s, int ret)
+{
+	if (s == CRIU_STAGE_DUMP) {
+		log_info("dump finished (criu status %d): %u render-node fds seen, %u files saved",
+			 ret, nr_fds_seen, nr_files_dumped);
+		/*
+		 * Render-node fds in the tasks but no file saved: this criu did
+		 * not route them through DUMP_EXT_FILE, so the images lack them.
+		 */
+		if (!ret && nr_fds_seen && !nr_files_dumped)
+			log_err("criu never called DUMP_EXT_FILE for the %u render-node fds it "
+				"dumped: these images will not restore them", nr_fds_seen);
+	} else {
+		log_info("%s finished (criu status %d)", stage_name(s), ret);
+	}
+}
+
+/* Count the supported render-node fds of @pid, for the check in exit(). */
+static int onenode_checkpoint_devices(int pid)
+{
+	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
+	struct dirent *de;
+	unsigned int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	if (!d) {
+		log_warn("cannot list %s: %s", dir, strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct onenode_device dev;
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (stat(path, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_CHAR_MAJOR)
+			continue;
+		/* A fresh open of the same node tells its driver. */
+		if (onenode_open_path(path, &dev))
+			continue;
+		if (driver_supported(dev.driver)) {
+			n++;
+			log_info("task %d fd %s: %s render node", pid, de->d_name, dev.driver);
+		}
+		onenode_close(&dev);
+	}
+	closedir(d);
+	nr_fds_seen += n;
+	return 0;
+}
+
+static int onenode_dump_ext_file(int fd, int id)
+{
+	struct onenode_criu_record rec;
+	struct onenode_device dev;
+	char features[128];
+	int ret, fl;
+
+	ret = identify(fd, &dev);
+	if (ret == -ENOTSUP)
+		return ret;
+	if (ret) {
+		log_err("file %#x: cannot identify fd %d: %s", id, fd, onenode_strerror(ret));
+		return ret;
+	}
+	if (fault_dump) {
+		log_err("file %#x: failing the dump of %s as ONENODE_CRIU_FAULT=dump asks",
+			id, dev.path);
+		onenode_close(&dev);
+		return -ECANCELED;
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	rec.file_id = (uint32_t)id;
+	ret = onenode_query_caps(&dev, &rec.caps);
+	if (ret) {
+		log_err("file %#x: %s (%s): cannot query caps: %s", id, dev.path, dev.driver,
+			onenode_strerror(ret));
+		goto out;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0) {
+		ret = -errno;
+		log_err("file %#x: F_GETFL: %s", id, strerror(errno));
+		goto out;
+	}
+	rec.open_flags = fl & (O_ACCMODE | O_NONBLOCK);
+	strcpy(rec.driver, dev.driver);
+	strcpy(rec.path, dev.path);
+	rec.version_major = dev.version_major;
+	rec.version_minor = dev.version_minor;
+	rec.version_patchlevel = dev.version_patchlevel;
+	rec.rdev = dev.rdev;
+
+	ret = onenode_criu_image_write(criu_get_image_dir(), &rec);
+	if (ret) {
+		log_err("file %#x: cannot write its image: %s", id, strerror(-ret));
+		goto out;
+	}
+	if (!in_inventory) {
+		if (add_inventory_plugin(PLUGIN_NAME)) {
+			log_err("cannot add the plugin to the inventory image");
+			ret = -ENOMEM;
+			goto out;
+		}
+		in_inventory = true;
+	}
+	nr_files_dumped++;
+	onenode_features_string(rec.caps.features, features, sizeof(features));
+	log_info("dumped file %#x: %s %d.%d.%d at %s, caps version %u, features %s, "
+		 "vram %llu bytes", id, rec.driver, rec.version_major, rec.version_minor,
+		 rec.version_patchlevel, rec.path, rec.caps.version, features,
+		 (unsigned long long)rec.caps.vram_size);
+out:
+	onenode_close(&dev);
+	return ret;
+}
+
+/* Open @path, or the first node of the dumped driver, with the dumped flags. */
+static int reopen(const struct onenode_criu_record *rec, struct onenode_device *dev)
+{
+	int ret = onenode_open_path_flags(rec->path, rec->open_flags, dev);
+
+	if (!ret && !strcmp(dev->driver, rec->driver))
+		return 0;
+	if (!ret) {
+		log_warn("%s is now driven by %s, not %s: looking for another node",
+			 rec->path, dev->driver, rec->driver);
+		onenode_close(dev);
+	} else {
+		log_warn("cannot open %s: %s: looking for another %s node", rec->path,
+			 onenode_strerror(ret), rec->driver);
+	}
+	ret = onenode_open_driver(rec->driver, NULL, dev);
+	if (ret)
+		return ret;
+	if (rec->open_flags != O_RDWR) {
+		char path[ONENODE_PATH_MAX];
+
+		strcpy(path, dev->path);
+		onenode_close(dev);
+		ret = onenode_open_path_flags(path, rec->open_flags, dev);
+	}
+	return ret;
+}
+
+static int onenode_restore_ext_file(int id)
+{
+	struct onenode_criu_record rec;
+	struct drm_compute_caps caps;
+	struct onenode_device dev;
+	char why[512];
+	int ret;
+
+	if (!restore_enabled)
+		return -ENOTSUP;
+	ret = onenode_criu_image_read(criu_get_image_dir(), (uint32_t)id, &rec, why, sizeof(why));
+	if (ret == -ENOENT)
+		return -ENOTSUP;	/* another plugin's file */
+	if (ret) {
+		log_err("file %#x: bad image: %s", id, why);
+		return ret;
+	}
+
+	ret = reopen(&rec, &dev);
+	if (ret) {
+		log_err("file %#x: no %s render node to restore onto (dumped from %s, "
+			"looked in %s): %s", id, rec.driver, rec.path, onenode_dri_dir(),
+			onenode_strerror(ret));
+		return ret == -ENOTSUP ? -ENODEV : ret;
+	}
+	ret = onenode_query_caps(&dev, &caps);
+	if (ret) {
+		log_err("file %#x: %s (%s): cannot query caps: %s", id, dev.path, dev.driver,
+			onenode_strerror(ret));
+		goto fail;
+	}
+	ret = onenode_criu_caps_compare(&rec.caps, &caps, why, sizeof(why));
+	if (ret) {
+		log_err("file %#x: %s (%s) does not match the dumped device: %s", id, dev.path,
+			dev.driver, why);
+		goto fail;
+	}
+	if (dev.version_major != rec.version_major || dev.version_minor != rec.version_minor ||
+	    dev.version_patchlevel != rec.version_patchlevel)
+		log_warn("file %#x: driver %s is %d.%d.%d, was %d.%d.%d at dump; caps match",
+			 id, dev.driver, dev.version_major, dev.version_minor,
+			 dev.version_patchlevel, rec.version_major, rec.version_minor,
+			 rec.version_patchlevel);
+	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, caps match the dump", id,
+		 dev.driver, dev.version_major, dev.version_minor, dev.version_patchlevel,
+		 dev.path, dev.fd);
+	/* The fd now belongs to CRIU, which installs it in the task. */
+	return dev.fd;
+fail:
+	onenode_close(&dev);
+	return ret == -ENOTSUP ? -EINVAL : ret;
+}
+
+/*
+ * Mappings of a supported node would need their GEM objects saved and
+ * mapped again on restore (UPDATE_VMA_MAP): not done yet, so refuse the
+ * dump with a clear message. -ENOTSUP would mean "not mine" and let another
+ * plugin claim our device, hence -EINVAL.
+ */
+static int onenode_handle_device_vma(int fd, const struct stat *st)
+{
+	struct onenode_device dev;
+	int ret;
+
+	if (!S_ISCHR(st->st_mode) || major(st->st_rdev) != DRM_CHAR_MAJOR)
+		return -ENOTSUP;
+	ret = identify(fd, &dev);
+	if (ret)
+		return -ENOTSUP;
+	log_err("the task maps %s (%s): mappings of compute render nodes (buffer "
+		"contents) are not checkpointed yet", dev.path, dev.driver);
+	onenode_close(&dev);
+	return -EINVAL;
+}
+
+/* Each hook has exactly the type CRIU calls it with. */
+#define HOOK_TYPE_IS(fn, type) _Generic(&(fn), type *: 1, default: 0)
+_Static_assert(HOOK_TYPE_IS(onenode_dump_ext_file, criu_dump_ext_file_fn), "DUMP_EXT_FILE");
+_Static_assert(HOOK_TYPE_IS(onenode_restore_ext_file, criu_restore_ext_file_fn),
+	       "RESTORE_EXT_FILE");
+_Static_assert(HOOK_TYPE_IS(onenode_handle_device_vma, criu_handle_device_vma_fn),
+	       "HANDLE_DEVICE_VMA");
+_Static_assert(HOOK_TYPE_IS(onenode_checkpoint_devices, criu_checkpoint_devices_fn),
+	       "CHECKPOINT_DEVICES");
+
+__attribute__((visibility("default")))
+struct criu_plugin_desc CR_PLUGIN_DESC = {
+	.name = PLUGIN_NAME,
+	.init = onenode_init,
+	.exit = onenode_exit,
+	.version = CRIU_ABI_VERSION_4_1_1,
+	.max_hooks = CRIU_HOOK_COUNT_4_1_1,
+	.hooks = {
+		[CRIU_HOOK_DUMP_EXT_FILE] = (void *)onenode_dump_ext_file,
+		[CRIU_HOOK_RESTORE_EXT_FILE] = (void *)onenode_restore_ext_file,
+		[CRIU_HOOK_HANDLE_DEVICE_VMA] = (void *)onenode_handle_device_vma,
+		[CRIU_HOOK_CHECKPOINT_DEVICES] = (void *)onenode_checkpoint_devices,
+	},
+};

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * The task criu-smoke.sh checkpoints: it opens the vcompute render node,
+ * queries its caps, says it is ready, then waits for SIGUSR1 or for a "go"
+ * file. When woken (after a restore, or after a dump that failed) it
+ * checks, through the same fd number, that the fd is still a vcompute
+ * render node with the same identity and flags and that the caps are
+ * identical, and writes "PASS" or "FAIL: reason" to the result file.
+ *
+ * It does not mmap the node: the plugin does not save mappings yet.
+ *
+ * Usage: criu-caps-holder --probe
+ *        criu-caps-holder READY-FILE GO-FILE RESULT-FILE
+ * --probe exits 0 when a vcompute node can be opened and queried, 77 when
+ * there is none, 1 on any other error.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "onenode.h"
+
+static volatile sig_atomic_t woken;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	woken = 1;
+}
+
+/* Write @text to @path through a rename, so a reader never sees half. */
+static int write_file(const char *path, const char *text)
+{
+	char tmp[4096];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	if (fclose(f))
+		return -1;
+	return rename(tmp, path);
+}
+
+static int probe(void)
+{
+	struct onenode_device dev;
+	struct drm_compute_caps caps;
+	int ret = onenode_open_driver("vcompute", NULL, &dev);
+
+	if (ret == -ENOENT) {
+		printf("no vcompute render node in %s\n", onenode_dri_dir());
+		return 77;
+	}
+	if (!ret)
+		ret = onenode_query_caps(&dev, &caps);
+	onenode_close(&dev);
+	if (ret) {
+		printf("vcompute: %s\n", onenode_strerror(ret));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct onenode_device dev, again;
+	struct drm_compute_caps before, after;
+	struct sigaction sa;
+	struct stat st_before, st_after;
+	char text[1024];
+	int ret, fl_before, fdfl_before;
+
+	if (argc == 2 && !strcmp(argv[1], "--probe"))
+		return probe();
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s --probe | READY-FILE GO-FILE RESULT-FILE\n", argv[0]);
+		return 2;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+
+	ret = onenode_open_driver("vcompute", NULL, &dev);
+	if (!ret)
+		ret = onenode_query_caps(&dev, &before);
+	if (ret) {
+		snprintf(text, sizeof(text), "FAIL: before the checkpoint: %s\n",
+			 onenode_strerror(ret));
+		write_file(argv[3], text);
+		return 1;
+	}
+	fstat(dev.fd, &st_before);
+	fl_before = fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK);
+	fdfl_before = fcntl(dev.fd, F_GETFD);
+
+	snprintf(text, sizeof(text), "pid %d fd %d path %s\n", getpid(), dev.fd, dev.path);
+	if (write_file(argv[1], text))
+		return 1;
+
+	/* CRIU may checkpoint and restore us anywhere in this loop. */
+	while (!woken && access(argv[2], F_OK)) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+
+	/* The same fd number, without reopening anything. */
+	ret = onenode_device_from_fd(dev.fd, &again);
+	if (ret) {
+		snprintf(text, sizeof(text), "FAIL: fd %d is no DRM node any more: %s\n", dev.fd,
+			 onenode_strerror(ret));
+	} else if (strcmp(again.driver, "vcompute")) {
+		snprintf(text, sizeof(text), "FAIL: fd %d is driven by %s\n", dev.fd, again.driver);
+	} else if ((ret = onenode_query_caps(&again, &after))) {
+		snprintf(text, sizeof(text), "FAIL: caps query on fd %d: %s\n", dev.fd,
+			 onenode_strerror(ret));
+	} else if (memcmp(&before, &after, sizeof(before))) {
+		snprintf(text, sizeof(text), "FAIL: caps changed (vram %llu -> %llu, "
+			 "features %#llx -> %#llx, version %u -> %u)\n",
+			 (unsigned long long)before.vram_size, (unsigned long long)after.vram_size,
+			 (unsigned long long)before.features, (unsigned long long)after.features,
+			 before.version, after.version);
+	} else if (fstat(dev.fd, &st_after) || st_after.st_rdev != st_before.st_rdev) {
+		snprintf(text, sizeof(text), "FAIL: fd %d is another node now\n", dev.fd);
+	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
+		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
+		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
+	} else {
+		snprintf(text, sizeof(text), "PASS: fd %d %s, caps identical\n", dev.fd,
+			 again.path);
+	}
+	write_file(argv[3], text);
+	return strncmp(text, "PASS", 4) ? 1 : 0;
+}

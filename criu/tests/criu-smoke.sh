@@ -1,0 +1,213 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright 2026 The onenode authors
+#
+# CRIU dump and restore of a task holding the vcompute render node, through
+# criu_plugin_onenode.so. Run as root where the vcompute node exists (the
+# test VM); exits 77 (skip) without criu, root or the node.
+#
+# Usage: criu-smoke.sh SCENARIO PATH-TO-criu-caps-holder PATH-TO-criu_plugin_onenode.so
+#
+# Scenarios:
+#   roundtrip         dump, restore, the restored task finds the same caps
+#                     through the same fd; the plugin logged in both logs
+#   restore-mismatch  the image says the device had other caps: restore fails
+#                     with the plugin's reason and leaves no task behind;
+#                     the untouched image then restores
+#   restore-missing   the image names a node and driver that do not exist:
+#                     same expectations
+#   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
+#                     criu fails, the task keeps running and still passes
+set -u
+
+scenario=${1:?scenario}
+holder=${2:?path to criu-caps-holder}
+plugin=${3:?path to criu_plugin_onenode.so}
+libdir=$(dirname "$plugin")
+
+say() { printf '[criu-smoke %s] %s\n' "$scenario" "$*"; }
+fail() {
+	say "FAIL: $*"
+	for f in "$img/dump.log" "$img/restore.log" "$work/holder.out"; do
+		[ -f "$f" ] || continue
+		echo "---- $f (onenode and error lines)"
+		grep -E 'onenode|Error|error' "$f" | tail -40
+	done
+	cleanup
+	exit 1
+}
+skip() { say "SKIP: $*"; exit 77; }
+
+pid=
+cleanup() {
+	# Only the task this script started (or restored) is ever signalled.
+	if [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] &&
+		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$work/ready"; then
+		kill -KILL "$pid" 2>/dev/null
+	fi
+	rm -rf "$work"
+}
+
+command -v criu >/dev/null || skip "criu is not installed"
+[ "$(id -u)" = 0 ] || skip "criu dump needs root"
+"$holder" --probe
+case $? in
+0) ;;
+77) skip "no vcompute render node" ;;
+*) echo "criu-caps-holder --probe failed"; exit 1 ;;
+esac
+[ -f "$plugin" ] || { echo "no plugin at $plugin"; exit 1; }
+
+work=$(mktemp -d /tmp/onenode-criu-XXXXXX)
+img=$work/img
+mkdir -p "$img"
+trap cleanup EXIT
+
+# Is it our task (alive and not a zombie)?
+alive() {
+	local state
+	[ -r "/proc/$1/stat" ] || return 1
+	state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ] &&
+		tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | grep -qF "$work/ready"
+}
+
+start_holder() {
+	rm -f "$work/ready" "$work/go" "$work/result"
+	"$holder" "$work/ready" "$work/go" "$work/result" </dev/null >"$work/holder.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do
+		[ -f "$work/ready" ] && break
+		alive "$pid" || break
+		sleep 0.1
+	done
+	[ -f "$work/ready" ] || fail "the holder never got ready: $(cat "$work/holder.out" "$work/result" 2>/dev/null)"
+	say "holder: $(cat "$work/ready")"
+}
+
+dump() {
+	rm -f "$img"/*
+	criu dump -t "$pid" --shell-job -D "$img" --libdir "$libdir" -v4 -o dump.log "$@"
+}
+
+restore() {
+	rm -f "$work/restored.pid" "$img/restore.log"
+	criu restore -D "$img" --shell-job -d --libdir "$libdir" -v4 -o restore.log \
+		--pidfile "$work/restored.pid"
+}
+
+# The dumped task is gone: criu killed it; reap it (it is our child).
+reap() {
+	wait "$pid" 2>/dev/null
+	alive "$pid" && fail "task $pid still runs after a successful dump"
+	return 0
+}
+
+# Wake the task and check its verdict.
+verdict() {
+	local want=$1
+	kill -USR1 "$pid" || fail "cannot signal task $pid"
+	for _ in $(seq 300); do
+		[ -f "$work/result" ] && break
+		sleep 0.1
+	done
+	[ -f "$work/result" ] || fail "task $pid wrote no verdict"
+	say "verdict: $(cat "$work/result")"
+	grep -q "^$want" "$work/result" || fail "expected $want"
+}
+
+need_log() {
+	grep -qF -- "$2" "$1" || fail "$(basename "$1") lacks \"$2\""
+}
+
+check_dump_log() {
+	need_log "$img/dump.log" "onenode: plugin loaded for dump"
+	need_log "$img/dump.log" "onenode: dumped file 0x"
+	need_log "$img/dump.log" "onenode: dump finished (criu status 0): 1 render-node fds seen, 1 files saved"
+	image=$(ls "$img"/onenode-*.img 2>/dev/null | head -1)
+	[ -n "$image" ] || fail "the plugin wrote no image"
+	[ "$(head -1 "$image")" = "onenode-criu-image 1" ] || fail "bad image header in $image"
+	grep -qx "driver vcompute" "$image" || fail "image lacks the driver"
+}
+
+# A restore that must fail, with the plugin's reason, and leave nothing.
+restore_must_fail() {
+	local reason=$1
+	if restore; then
+		pid=$(cat "$work/restored.pid" 2>/dev/null)
+		fail "restore succeeded on an image that does not match"
+	fi
+	need_log "$img/restore.log" "onenode: plugin loaded for restore"
+	need_log "$img/restore.log" "$reason"
+	alive "$pid" && fail "a half-restored task $pid is left"
+	for p in $(pgrep -f -- "$work/ready"); do
+		fail "a task of this test is left: $p"
+	done
+	say "restore refused: $(grep -F "onenode: error" "$img/restore.log" | head -1 | sed 's/.*onenode: //')"
+}
+
+restore_must_succeed() {
+	local want_pid=$pid
+	restore || fail "criu restore failed (exit $?)"
+	need_log "$img/restore.log" "onenode: plugin loaded for restore"
+	need_log "$img/restore.log" "onenode: restored file 0x"
+	pid=$(cat "$work/restored.pid")
+	[ "$pid" = "$want_pid" ] || fail "restored pid $pid, dumped $want_pid"
+	alive "$pid" || fail "restored task $pid is not running"
+}
+
+case $scenario in
+roundtrip)
+	say "criu check:"
+	criu check 2>&1 | sed 's/^/  | /'
+	start_holder
+	dump || fail "criu dump failed"
+	reap
+	check_dump_log
+	say "image $(basename "$image"):"
+	sed 's/^/  | /' "$image"
+	restore_must_succeed
+	verdict PASS
+	;;
+restore-mismatch | restore-missing)
+	start_holder
+	dump || fail "criu dump failed"
+	reap
+	check_dump_log
+	cp "$image" "$work/image.orig"
+	if [ "$scenario" = restore-mismatch ]; then
+		awk '$1 == "caps.vram_size" { $2 = $2 * 2 + 4096 } { print }' \
+			"$work/image.orig" >"$image"
+		reason="does not match the dumped device: vram_size: dumped"
+	else
+		sed -e 's|^driver .*|driver vcompute-gone|' \
+			-e 's|^path .*|path /dev/dri/renderD250|' "$work/image.orig" >"$image"
+		reason="no vcompute-gone render node to restore onto"
+	fi
+	restore_must_fail "$reason"
+	cp "$work/image.orig" "$image"
+	restore_must_succeed
+	verdict PASS
+	;;
+dump-fails)
+	start_holder
+	if ONENODE_CRIU_FAULT=dump dump; then
+		fail "criu dump succeeded although the plugin failed"
+	fi
+	need_log "$img/dump.log" "onenode: plugin loaded for dump"
+	need_log "$img/dump.log" "failing the dump"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	state=$(awk '{print $3}' "/proc/$pid/stat")
+	case $state in
+	S | R | D) ;;
+	*) fail "task $pid left in state $state after the failed dump" ;;
+	esac
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
+	;;
+*)
+	echo "unknown scenario '$scenario'"
+	exit 2
+	;;
+esac
+say "ok"

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * The onenode CRIU image without CRIU: format and parse agree, the parser
+ * refuses every kind of defect with a reason, caps comparison names the
+ * differing fields, and files are written once and read back.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "onenode-criu-image.h"
+#include "../../lib/tests/tap.h"
+
+static void sample(struct onenode_criu_record *rec)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->file_id = 0xc;
+	rec->open_flags = O_RDWR | O_NONBLOCK;
+	strcpy(rec->driver, "vcompute");
+	rec->version_major = 0;
+	rec->version_minor = 1;
+	rec->version_patchlevel = 0;
+	strcpy(rec->path, "/dev/dri/renderD128");
+	rec->rdev = makedev(226, 128);
+	rec->caps.version = 1;
+	rec->caps.features = DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_CRIU;
+	rec->caps.vram_size = 256ULL << 20;
+	rec->caps.vram_bar_size = 64ULL << 20;
+	rec->caps.max_queues = 8;
+	rec->caps.num_priorities = 4;
+}
+
+/* Replace the first occurrence of @from in @text by @to. */
+static void edit(char *text, size_t len, const char *from, const char *to)
+{
+	char *p = strstr(text, from), tail[ONENODE_CRIU_IMAGE_MAX];
+
+	if (!p) {
+		printf("# edit: '%s' not found\n", from);
+		abort();
+	}
+	snprintf(tail, sizeof(tail), "%s", p + strlen(from));
+	snprintf(p, len - (size_t)(p - text), "%s%s", to, tail);
+}
+
+static int parse(const char *text, struct onenode_criu_record *rec, char *why, size_t n)
+{
+	return onenode_criu_image_parse(text, strlen(text), rec, why, n);
+}
+
+static void test_roundtrip(void)
+{
+	struct onenode_criu_record a, b;
+	char text[ONENODE_CRIU_IMAGE_MAX], why[256];
+	int n;
+
+	sample(&a);
+	n = onenode_criu_image_format(&a, text, sizeof(text));
+	CHECK(n > 0 && (size_t)n == strlen(text), "format returns the length (%d)", n);
+	CHECK(!strncmp(text, "onenode-criu-image 1\nfile_id 0x0000000c\ndriver vcompute\n", 55),
+	      "header, file id and driver first");
+	CHECK(strstr(text, "\nrdev 226:128\n") && strstr(text, "\ncaps.vram_size 268435456\n") &&
+	      strstr(text, "\ncaps.features 0x9\n") && strstr(text, "\nopen_flags 0x802\n") &&
+	      !strcmp(text + n - 4, "end\n"), "readable values, end last");
+	CHECK_EQ(parse(text, &b, why, sizeof(why)), 0, "parse what was formatted: %s", why);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "parse(format(x)) == x");
+
+	CHECK_EQ(onenode_criu_image_format(&a, text, 40), -ENOSPC, "too small a buffer");
+	strcpy(a.path, "/dev/dri/render\nD128");
+	CHECK_EQ(onenode_criu_image_format(&a, text, sizeof(text)), -EINVAL, "newline in a path");
+	sample(&a);
+	a.open_flags = O_RDWR | O_APPEND;
+	CHECK_EQ(onenode_criu_image_format(&a, text, sizeof(text)), -EINVAL, "unknown open flag");
+
+	sample(&a);
+	a.file_id = 0;
+	a.open_flags = O_RDONLY;
+	n = onenode_criu_image_format(&a, text, sizeof(text));
+	CHECK_EQ(parse(text, &b, why, sizeof(why)), 0, "zero id and O_RDONLY parse: %s", why);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "zero values survive");
+}
+
+/* Each defect of a good image, with the error and the reason expected. */
+static void test_defects(void)
+{
+	static const struct {
+		const char *from, *to;
+		int err;
+		const char *why;
+	} cases[] = {
+		{ "onenode-criu-image 1", "onenode-criu-image 2", -EPROTONOSUPPORT, "version 2" },
+		{ "onenode-criu-image 1", "onenode-criu-image x", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 1", "ONENODE 1", -EINVAL, "not an onenode" },
+		{ "driver vcompute\n", "", -EINVAL, "key 'driver' missing" },
+		{ "caps.max_queues 8\n", "", -EINVAL, "'caps.max_queues' missing" },
+		{ "end\n", "", -EINVAL, "no \"end\"" },
+		{ "end\n", "end", -EINVAL, "not terminated" },
+		{ "end\n", "end\nend\n", -EINVAL, "after \"end\"" },
+		{ "driver vcompute\n", "driver vcompute\ndriver vgem\n", -EINVAL, "repeated" },
+		{ "driver vcompute\n", "colour blue\n", -EINVAL, "unknown key 'colour'" },
+		{ "driver vcompute\n", "driver\n", -EINVAL, "expected \"key value\"" },
+		{ "driver vcompute\n", "driver \n", -EINVAL, "bad value" },
+		{ "caps.vram_size 268435456", "caps.vram_size -1", -EINVAL, "bad value" },
+		{ "caps.vram_size 268435456", "caps.vram_size 12abc", -EINVAL, "bad value" },
+		{ "caps.vram_size 268435456", "caps.vram_size  1", -EINVAL, "bad value" },
+		{ "caps.max_queues 8", "caps.max_queues 4294967296", -EINVAL, "bad value" },
+		{ "caps.vram_size 268435456", "caps.vram_size 99999999999999999999", -EINVAL,
+		  "bad value" },
+		{ "file_id 0x0000000c", "file_id 0x100000000", -EINVAL, "bad value" },
+		{ "open_flags 0x802", "open_flags 0x3", -EINVAL, "bad value" },
+		{ "open_flags 0x802", "open_flags 0x402", -EINVAL, "bad value" },
+		{ "driver_version 0.1.0", "driver_version 0.1", -EINVAL, "bad value" },
+		{ "driver_version 0.1.0", "driver_version 0.1.0.4", -EINVAL, "bad value" },
+		{ "rdev 226:128", "rdev 226", -EINVAL, "bad value" },
+		{ "path /dev/dri/renderD128", "path dev/dri/renderD128", -EINVAL, "bad value" },
+		{ "caps.flags", "caps.reserved", -EINVAL, "unknown key 'caps.reserved'" },
+	};
+	struct onenode_criu_record rec;
+	char good[ONENODE_CRIU_IMAGE_MAX], text[ONENODE_CRIU_IMAGE_MAX], why[256];
+
+	sample(&rec);
+	onenode_criu_image_format(&rec, good, sizeof(good));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret;
+
+		strcpy(text, good);
+		edit(text, sizeof(text), cases[i].from, cases[i].to);
+		why[0] = '\0';
+		ret = parse(text, &rec, why, sizeof(why));
+		CHECK(ret == cases[i].err && strstr(why, cases[i].why),
+		      "defect %zu refused with \"%s\"", i, cases[i].why);
+		if (ret != cases[i].err || !strstr(why, cases[i].why))
+			printf("#   got %d: %s\n", ret, why);
+	}
+
+	CHECK_EQ(parse("", &rec, why, sizeof(why)), -EINVAL, "empty image");
+	CHECK_EQ(onenode_criu_image_parse("a\0b\n", 4, &rec, why, sizeof(why)), -EINVAL,
+		 "NUL byte refused");
+	CHECK_EQ(onenode_criu_image_parse(good, ONENODE_CRIU_IMAGE_MAX + 1, &rec, why,
+					  sizeof(why)), -EINVAL, "oversized image refused");
+	CHECK_EQ(onenode_criu_image_parse(NULL, 0, &rec, NULL, 0), -EINVAL, "NULL text");
+}
+
+static void test_compare(void)
+{
+	struct onenode_criu_record a, b;
+	char why[256];
+
+	sample(&a);
+	sample(&b);
+	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), 0, "equal caps");
+	CHECK_STR(why, "", "no reason when equal");
+
+	b.caps.vram_size = 128ULL << 20;
+	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
+		 "smaller VRAM refused");
+	CHECK_STR(why, "vram_size: dumped 268435456, now 134217728", "names the field");
+
+	b.caps.features = 0;
+	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
+		 "two differences");
+	CHECK_STR(why, "features: dumped 9, now 0; vram_size: dumped 268435456, now 134217728",
+		  "names both fields in uapi order");
+
+	sample(&b);
+	b.caps.reserved[2] = 1;
+	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
+		 "a reserved field differs");
+	CHECK_STR(why, "reserved fields differ", "reserved difference named");
+
+	sample(&b);
+	b.caps.version = 2;
+	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, NULL, 0), -ESTALE,
+		 "layout version differs; no reason buffer");
+}
+
+static void test_files(void)
+{
+	char tmp[] = "/tmp/onenode-criu-image-XXXXXX", name[32], why[256];
+	struct onenode_criu_record a, b;
+	int dirfd, fd;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0, "mkdtemp: %s", strerror(errno));
+		return;
+	}
+	dirfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	sample(&a);
+
+	CHECK_EQ(onenode_criu_image_name(0xc, name, sizeof(name)), 0, "image name");
+	CHECK_STR(name, "onenode-0000000c.img", "name from the file id");
+	CHECK_EQ(onenode_criu_image_name(0xc, name, 8), -ENOSPC, "name buffer too small");
+
+	CHECK_EQ(onenode_criu_image_read(dirfd, 0xc, &b, why, sizeof(why)), -ENOENT,
+		 "no image yet: not ours");
+	CHECK_EQ(onenode_criu_image_write(dirfd, &a), 0, "write");
+	CHECK_EQ(onenode_criu_image_write(dirfd, &a), -EEXIST, "never overwrite an image");
+	CHECK_EQ(onenode_criu_image_read(dirfd, 0xc, &b, why, sizeof(why)), 0, "read back: %s",
+		 why);
+	CHECK(!memcmp(&a, &b, sizeof(a)), "read(write(x)) == x");
+
+	/* An image under another id's name is refused. */
+	CHECK(renameat(dirfd, "onenode-0000000c.img", dirfd, "onenode-0000000d.img") == 0,
+	      "rename");
+	CHECK_EQ(onenode_criu_image_read(dirfd, 0xd, &b, why, sizeof(why)), -EINVAL,
+		 "id inside differs from the name");
+	CHECK(strstr(why, "holds file id 0xc") != NULL, "reason: %s", why);
+	unlinkat(dirfd, "onenode-0000000d.img", 0);
+
+	/* An oversized file is not parsed. */
+	fd = openat(dirfd, "onenode-0000000e.img", O_WRONLY | O_CREAT, 0600);
+	for (int i = 0; i < ONENODE_CRIU_IMAGE_MAX / 8 + 1; i++)
+		if (write(fd, "xxxxxxxx", 8) != 8)
+			break;
+	close(fd);
+	CHECK_EQ(onenode_criu_image_read(dirfd, 0xe, &b, why, sizeof(why)), -EINVAL,
+		 "oversized file refused: %s", why);
+	unlinkat(dirfd, "onenode-0000000e.img", 0);
+
+	close(dirfd);
+	CHECK(rmdir(tmp) == 0, "images dir left empty");
+}
+
+int main(void)
+{
+	test_roundtrip();
+	test_defects();
+	test_compare();
+	test_files();
+	return tap_done();
+}
