@@ -20,6 +20,10 @@
  *    -ENOTSUP from every plugin is what CRIU gets when none handles it;
  *  - the plugin may call a few functions the criu binary exports (below).
  *
+ * Checked against Debian 13's /usr/sbin/criu (4.1.1): its plugin loader
+ * compares the descriptor's version with 0x200 and max_hooks with 12, and
+ * it exports the functions declared at the end of this file.
+ *
  * Only what the plugin uses is declared. Later CRIU versions only append
  * hooks and arguments (e.g. 4.2 gives RESTORE_EXT_FILE a second argument):
  * when moving to one, re-check every line here against its tag.

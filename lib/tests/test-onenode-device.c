@@ -97,6 +97,14 @@ int main(void)
 	CHECK(ret == 0 && onenode_query_caps(&b, &cb) == 0 && !memcmp(&ca, &cb, sizeof(ca)),
 	      "same caps through a second file");
 
+	onenode_close(&b);
+	ret = onenode_open_path_flags(a.path, O_RDONLY | O_NONBLOCK, &b);
+	CHECK_EQ(ret, 0, "open read-only, non-blocking: %s", onenode_strerror(ret));
+	CHECK(ret == 0 && (fcntl(b.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) ==
+	      (O_RDONLY | O_NONBLOCK), "open flags applied");
+	CHECK(ret == 0 && onenode_query_caps(&b, &cb) == 0 && !memcmp(&ca, &cb, sizeof(ca)),
+	      "caps through a read-only file");
+
 	ret = onenode_device_from_fd(a.fd, &c);
 	CHECK_EQ(ret, 0, "identify from fd: %s", onenode_strerror(ret));
 	CHECK(ret == 0 && !c.owns_fd && !strcmp(c.path, a.path) && c.rdev == a.rdev,
