@@ -46,13 +46,16 @@ struct Options {
 	uint32_t packets = 4096;
 	uint32_t corrupt = 1000;
 	bool validate = false;
+	bool local_producer = false;
 };
 
 void usage()
 {
 	std::fprintf(stderr,
 		     "usage: vk-nic-ingest [--policy require-p2p|prefer-p2p|host] [--rdma NAME] [--netdev NAME]\n"
-		     "                     [--packets N] [--corrupt SLOT|none] [--validate]\n");
+		     "                     [--packets N] [--corrupt SLOT|none] [--validate] [--local-producer]\n"
+		     "  --local-producer: where the memory cannot be exported (no udmabuf), write the\n"
+		     "                    packets through vkMapMemory in this process instead\n");
 }
 
 bool parse(int argc, char **argv, Options *o)
@@ -106,6 +109,8 @@ bool parse(int argc, char **argv, Options *o)
 							       : static_cast<uint32_t>(std::strtoul(v, nullptr, 0));
 		} else if (a == "--validate") {
 			o->validate = true;
+		} else if (a == "--local-producer") {
+			o->local_producer = true;
 		} else {
 			usage();
 			return false;
@@ -342,6 +347,17 @@ int run(const Options &o)
 		gi.memory = packets.memory;
 		int fd = -1;
 		r = get_fd(dev, &gi, &fd);
+		if (r == VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE && o.local_producer) {
+			void *p = nullptr;
+			if (vkMapMemory(dev, packets.memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
+				goto out;
+			produce_packets(p, o.packets, 0xC0FFEEu, o.corrupt);
+			vkUnmapMemory(dev, packets.memory);
+			std::printf("producer: no dma-buf export here; wrote %u packets through vkMapMemory "
+				    "(--local-producer)\n",
+				    o.packets);
+			goto dispatch;
+		}
 		if (r == VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE) {
 			std::printf("export: this memory cannot be handed to a NIC here (see placement)\n");
 			status = 77;
@@ -384,6 +400,7 @@ int run(const Options &o)
 		}
 	}
 
+dispatch:
 	{
 		const VkDeviceSize rbytes = 8 + static_cast<VkDeviceSize>(o.packets) * 4;
 		if (!results.create(dev, rbytes, static_cast<VkExternalMemoryHandleTypeFlagBits>(0), &req, &err))

@@ -101,9 +101,9 @@ Decision decide(DeviceData *dev, const VkNicIdentifierONENODE *nic)
 	return d;
 }
 
-// Memory types the driver accepts for @import_type, probed once with a
-// small allocation of the path's own kind.
-uint32_t memory_type_bits(DeviceData *dev)
+// Memory types the driver accepts for @import_type, probed with a small
+// allocation of the path's own kind.
+uint32_t probe_memory_type_bits(DeviceData *dev)
 {
 	uint32_t bits = 0;
 	if (dev->import_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT) {
@@ -118,19 +118,28 @@ uint32_t memory_type_bits(DeviceData *dev)
 				bits = props.memoryTypeBits;
 		}
 	} else if (dev->import_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT) {
-		size_t align = static_cast<size_t>(dev->host_import_alignment);
-		void *p = mmap(nullptr, align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (p != MAP_FAILED) {
+		// Probe with the same kind of mapping allocations import (memfd).
+		HostExporter exp;
+		ExportedBuffer probe;
+		std::string why;
+		size_t page = static_cast<size_t>(getpagesize());
+		size_t size = (static_cast<size_t>(dev->host_import_alignment) + page - 1) / page * page;
+		if (exp.allocate(size, &probe, &why) == 0 && probe.map_for_import() == 0) {
 			VkMemoryHostPointerPropertiesEXT props{};
 			props.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
 			if (dev->GetMemoryHostPointerPropertiesEXT(dev->device,
 								   VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
-								   p, &props) == VK_SUCCESS)
+								   probe.map, &props) == VK_SUCCESS)
 				bits = props.memoryTypeBits;
-			munmap(p, align);
 		}
 	}
 	return bits;
+}
+
+uint32_t memory_type_bits(DeviceData *dev)
+{
+	std::call_once(dev->type_bits_once, [dev] { dev->type_bits = dev->import_type ? probe_memory_type_bits(dev) : 0; });
+	return dev->type_bits;
 }
 
 VkResult check_nic(const VkNicIdentifierONENODE *nic)
@@ -193,7 +202,7 @@ VKAPI_ATTR VkResult VKAPI_CALL GetDeviceNicMemorySupportONENODE(VkDevice device,
 	Decision d = decide(dev, pNic);
 	pSupport->nicFound = d.nic_found;
 	pSupport->pciDistance = d.distance;
-	pSupport->memoryTypeBits = dev->import_type ? memory_type_bits(dev) : 0;
+	pSupport->memoryTypeBits = memory_type_bits(dev);
 	std::string desc;
 	if (d.nic_named && !d.nic_found) {
 		pSupport->placement = VK_NIC_MEMORY_PLACEMENT_NONE_ONENODE;
@@ -242,8 +251,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 		return invalid("NIC memory cannot be combined with another import or export");
 	if (info->allocationSize == 0)
 		return invalid("allocationSize must be greater than 0");
-	uint32_t bits = dev->import_type ? memory_type_bits(dev) : 0;
-	if (!(bits & (1u << info->memoryTypeIndex)))
+	uint32_t bits = memory_type_bits(dev);
+	if (info->memoryTypeIndex >= 32 || !(bits & (1u << info->memoryTypeIndex)))
 		return invalid("memoryTypeIndex is not in VkNicMemorySupportONENODE::memoryTypeBits");
 
 	Decision d = decide(dev, nic_info->pNic);

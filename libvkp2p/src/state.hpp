@@ -111,6 +111,10 @@ struct DeviceData {
 	PFN_vkGetMemoryFdPropertiesKHR GetMemoryFdPropertiesKHR = nullptr;
 	PFN_vkGetMemoryHostPointerPropertiesEXT GetMemoryHostPointerPropertiesEXT = nullptr;
 
+	// Memory types NIC memory can use, probed once (nic_memory.cpp).
+	std::once_flag type_bits_once;
+	uint32_t type_bits = 0;
+
 	std::mutex lock; // protects the list below
 	NicMemory *memories = nullptr;
 };
