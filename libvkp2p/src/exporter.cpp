@@ -2,6 +2,7 @@
 // Copyright 2026 The onenode authors
 #include "exporter.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/udmabuf.h>
 #include <sys/ioctl.h>
@@ -119,6 +120,15 @@ DeviceExporterStatus device_exporter_status(InstanceData *inst, VkPhysicalDevice
 			topology::render_node_pci_path(root, static_cast<unsigned>(drm.renderMinor), &pci);
 	}
 	st.pci_path = pci;
+	if (st.render_node.empty() && !pci.empty()) {
+		// Bus info only: the render node is a child of the PCI function.
+		if (DIR *d = opendir((pci + "/drm").c_str())) {
+			while (dirent *e = readdir(d))
+				if (!std::strncmp(e->d_name, "renderD", 7))
+					st.render_node = std::string("/dev/dri/") + e->d_name;
+			closedir(d);
+		}
+	}
 	if (st.render_node.empty()) {
 		st.reason = VK_NIC_MEMORY_REASON_NO_DRM_DEVICE_ONENODE;
 		st.why = "the Vulkan physical device has no DRM render node "

@@ -76,6 +76,12 @@ Decision decide(DeviceData *dev, const VkNicIdentifierONENODE *nic)
 	}
 	DeviceExporterStatus st = device_exporter_status(dev->instance, dev->physical, dev->caps);
 	d.render_node = st.render_node;
+	// The distance is reported whenever both PCI functions are known.
+	topology::Distance dist;
+	if (d.nic_named && !nic_pci.empty() && !st.pci_path.empty()) {
+		dist = topology::pci_distance(nic_pci, st.pci_path);
+		d.distance = dist.hops;
+	}
 	if (!st.available) {
 		d.p2p_reason = st.reason;
 		d.p2p_why = st.why;
@@ -87,11 +93,10 @@ Decision decide(DeviceData *dev, const VkNicIdentifierONENODE *nic)
 			d.p2p_why = nic_why;
 			return d;
 		}
-		topology::Distance dist = topology::pci_distance(nic_pci, st.pci_path);
-		d.distance = dist.hops;
 		if (dist.hops < 0) {
 			d.p2p_reason = VK_NIC_MEMORY_REASON_NOT_P2P_REACHABLE_ONENODE;
-			d.p2p_why = "NIC and device: " + dist.description;
+			d.p2p_why = "NIC and device: " + (dist.description.empty() ? std::string("PCI path of the device unknown")
+										  : dist.description);
 			return d;
 		}
 	}
