@@ -280,6 +280,43 @@ TEST_F(Layer, SupportWithLoopbackIsNotPci)
 	EXPECT_EQ(s.placement, VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE);
 }
 
+// A NIC on PCI in a fake sysfs tree (VKP2P_SYSFS_ROOT): found by RDMA name
+// and by ifindex; lavapipe has no PCI function, so still host memory.
+TEST_F(Layer, SupportWithNicInFakeSysfs)
+{
+	char tmpl[] = "/tmp/vkp2p-layer-sysfs-XXXXXX";
+	ASSERT_NE(mkdtemp(tmpl), nullptr);
+	std::string root = tmpl;
+	std::string fn = root + "/devices/pci0000:00/0000:00:01.0/0000:01:00.0";
+	std::string ib = fn + "/infiniband/mlx5_0", net = fn + "/net/eth9";
+	ASSERT_EQ(system(("mkdir -p " + ib + " " + net + " " + root + "/class/infiniband " + root + "/class/net").c_str()), 0);
+	ASSERT_EQ(symlink(fn.c_str(), (ib + "/device").c_str()), 0);
+	ASSERT_EQ(symlink(fn.c_str(), (net + "/device").c_str()), 0);
+	ASSERT_EQ(system(("echo 1 >" + ib + "/node_type; echo 9 >" + net + "/ifindex").c_str()), 0);
+	ASSERT_EQ(symlink(ib.c_str(), (root + "/class/infiniband/mlx5_0").c_str()), 0);
+	ASSERT_EQ(symlink(net.c_str(), (root + "/class/net/eth9").c_str()), 0);
+	setenv("VKP2P_SYSFS_ROOT", root.c_str(), 1);
+
+	open_nic_device();
+	VkNicIdentifierONENODE nic = rdma_nic("mlx5_0");
+	VkNicMemorySupportONENODE s = query(&nic);
+	EXPECT_EQ(s.nicFound, VK_TRUE) << s.description;
+	EXPECT_EQ(s.placement, VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE);
+	EXPECT_EQ(s.reason, VK_NIC_MEMORY_REASON_NO_DRM_DEVICE_ONENODE);
+	VkNicIdentifierONENODE by_index{};
+	by_index.sType = VK_STRUCTURE_TYPE_NIC_IDENTIFIER_ONENODE;
+	by_index.netdevIfindex = 9;
+	EXPECT_EQ(query(&by_index).nicFound, VK_TRUE);
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	ASSERT_EQ(alloc(VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE, 4096, &mem, &nic), VK_SUCCESS);
+	EXPECT_EQ(placement(mem).placement, VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE);
+	vkFreeMemory(env.device, mem, nullptr);
+
+	unsetenv("VKP2P_SYSFS_ROOT");
+	EXPECT_EQ(query(&nic).nicFound, access("/sys/class/infiniband/mlx5_0", F_OK) == 0 ? VK_TRUE : VK_FALSE);
+	EXPECT_EQ(system(("rm -rf " + root).c_str()), 0);
+}
+
 TEST_F(Layer, PolicyRequireP2PFailsWithReason)
 {
 	open_nic_device();
