@@ -28,7 +28,7 @@ inline VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
 {
 	if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
 		g_messages++;
-		std::fprintf(stderr, "validation: %s\n", data->pMessage);
+		std::fprintf(stderr, "debug-utils message: %s\n", data->pMessage);
 	}
 	return VK_FALSE;
 }
