@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -80,6 +81,16 @@ int HostExporter::allocate(size_t size, ExportedBuffer *out, std::string *why)
 	close(dev);
 	if (out->dmabuf_fd < 0) {
 		*why = std::string("UDMABUF_CREATE: ") + std::strerror(e);
+		// udmabuf refuses buffers above its size_limit_mb parameter.
+		unsigned long limit_mb = 0;
+		if (FILE *f = std::fopen("/sys/module/udmabuf/parameters/size_limit_mb", "r")) {
+			if (std::fscanf(f, "%lu", &limit_mb) != 1)
+				limit_mb = 0;
+			std::fclose(f);
+		}
+		if (e == EINVAL && limit_mb && size > (limit_mb << 20))
+			*why += " (" + std::to_string(size >> 20) + " MiB is above udmabuf.size_limit_mb=" +
+				std::to_string(limit_mb) + ")";
 		return -e;
 	}
 	return 0;

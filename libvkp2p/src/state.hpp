@@ -9,6 +9,8 @@
 #include <vulkan/vulkan.h>
 #include <vulkan/vk_layer.h>
 
+#include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -119,19 +121,34 @@ struct DeviceData {
 	NicMemory *memories = nullptr;
 };
 
-// A small intrusive registry: a handful of instances and devices per process.
+// The registry of live instances or devices, keyed by dispatch pointer.
+// Lookups happen on every intercepted call and take no lock: a fixed table
+// of (key, object) slots read with acquire loads. Adding and removing take
+// a mutex; a slot's key is cleared before its object is freed, and a valid
+// application does not use a device while destroying it. Beyond the table
+// (more than kSlots live objects) an intrusive list under the mutex serves.
 template <typename T> class Registry {
 public:
 	void add(T *obj)
 	{
 		std::lock_guard<std::mutex> g(lock_);
-		obj->next_in_registry = head_;
-		head_ = obj;
+		for (size_t i = 0; i < kSlots; i++) {
+			if (!keys_[i].load(std::memory_order_relaxed)) {
+				objs_[i].store(obj, std::memory_order_relaxed);
+				keys_[i].store(obj->key, std::memory_order_release);
+				return;
+			}
+		}
+		obj->next_in_registry = overflow_;
+		overflow_ = obj;
 	}
 	T *find(void *key)
 	{
+		for (size_t i = 0; i < kSlots; i++)
+			if (keys_[i].load(std::memory_order_acquire) == key)
+				return objs_[i].load(std::memory_order_relaxed);
 		std::lock_guard<std::mutex> g(lock_);
-		for (T *it = head_; it; it = it->next_in_registry)
+		for (T *it = overflow_; it; it = it->next_in_registry)
 			if (it->key == key)
 				return it;
 		return nullptr;
@@ -139,7 +156,13 @@ public:
 	T *remove(void *key)
 	{
 		std::lock_guard<std::mutex> g(lock_);
-		for (T **it = &head_; *it; it = &(*it)->next_in_registry) {
+		for (size_t i = 0; i < kSlots; i++) {
+			if (keys_[i].load(std::memory_order_relaxed) == key) {
+				keys_[i].store(nullptr, std::memory_order_release);
+				return objs_[i].exchange(nullptr, std::memory_order_relaxed);
+			}
+		}
+		for (T **it = &overflow_; *it; it = &(*it)->next_in_registry) {
 			if ((*it)->key == key) {
 				T *found = *it;
 				*it = found->next_in_registry;
@@ -150,8 +173,11 @@ public:
 	}
 
 private:
+	static constexpr size_t kSlots = 32;
+	std::array<std::atomic<void *>, kSlots> keys_{};
+	std::array<std::atomic<T *>, kSlots> objs_{};
 	std::mutex lock_;
-	T *head_ = nullptr;
+	T *overflow_ = nullptr;
 };
 
 Registry<InstanceData> &instances();

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright 2026 The onenode authors
 //
-// Removing the layer's structures from pNext chains.
+// Removing the layer's structures from pNext chains; the object registry.
 #include <gtest/gtest.h>
 
 #include "../src/chain.hpp"
+#include "../src/state.hpp"
 #include "vulkan/vk_onenode_nic_memory.h"
 
 using namespace vkp2p;
@@ -96,4 +97,37 @@ TEST(OutChainUnlink, RemovesForTheScope)
 	}
 	EXPECT_EQ(f2.pNext, &ours);
 	EXPECT_EQ(ours.pNext, &v12);
+}
+
+namespace {
+struct FakeObject {
+	void *key = nullptr;
+	FakeObject *next_in_registry = nullptr;
+};
+} // namespace
+
+// More live objects than the lock-free table holds: the overflow list
+// serves the rest, and removal from either leaves the others findable.
+TEST(Registry, TableAndOverflow)
+{
+	Registry<FakeObject> r;
+	std::vector<FakeObject> objs(80);
+	for (size_t i = 0; i < objs.size(); i++) {
+		objs[i].key = reinterpret_cast<void *>(0x1000 + i * 16);
+		r.add(&objs[i]);
+	}
+	for (auto &o : objs)
+		EXPECT_EQ(r.find(o.key), &o);
+	EXPECT_EQ(r.find(reinterpret_cast<void *>(0x42)), nullptr);
+	for (size_t i = 0; i < objs.size(); i += 3)
+		EXPECT_EQ(r.remove(objs[i].key), &objs[i]);
+	for (size_t i = 0; i < objs.size(); i++)
+		EXPECT_EQ(r.find(objs[i].key), i % 3 ? &objs[i] : nullptr) << i;
+	// Freed slots are reused.
+	FakeObject extra;
+	extra.key = reinterpret_cast<void *>(0x9999);
+	r.add(&extra);
+	EXPECT_EQ(r.find(extra.key), &extra);
+	EXPECT_EQ(r.remove(extra.key), &extra);
+	EXPECT_EQ(r.remove(extra.key), nullptr);
 }

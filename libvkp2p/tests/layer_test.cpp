@@ -400,6 +400,29 @@ TEST_F(Layer, ExportGivesTheBytesTheDeviceSees)
 	vkFreeMemory(env.device, mem, nullptr);
 }
 
+// udmabuf refuses buffers above its size_limit_mb: the allocation fails
+// with the reason instead of handing out memory the NIC cannot import.
+TEST_F(Layer, AboveTheUdmabufLimitFailsWithReason)
+{
+	FILE *f = std::fopen("/sys/module/udmabuf/parameters/size_limit_mb", "r");
+	unsigned long limit_mb = 0;
+	if (f) {
+		if (std::fscanf(f, "%lu", &limit_mb) != 1)
+			limit_mb = 0;
+		std::fclose(f);
+	}
+	if (!have_udmabuf() || !limit_mb || limit_mb > 1024)
+		GTEST_SKIP() << "needs /dev/udmabuf with a size limit of at most 1 GiB";
+	open_nic_device();
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	testing::internal::CaptureStderr();
+	EXPECT_EQ(alloc(VK_NIC_MEMORY_POLICY_HOST_ONENODE, (limit_mb + 1) << 20, &mem),
+		  VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE);
+	std::string err = testing::internal::GetCapturedStderr();
+	EXPECT_NE(err.find("size_limit_mb"), std::string::npos) << err;
+	EXPECT_EQ(mem, VK_NULL_HANDLE);
+}
+
 TEST_F(Layer, BufferBindsAndCopies)
 {
 	open_nic_device();
