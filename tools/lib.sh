@@ -486,8 +486,20 @@ cmd_test() {
 	: >"$RESULTS"
 	ensure_tree
 	log "building (kernel debug flavor, userspace plain and ASan/UBSan)"
-	cmd_build --kernel --user
-	[ $leaks = 1 ] && cmd_build --kernel --flavor leaks
+	# A separate process, so that errexit holds inside the build.
+	local flavor
+	for flavor in debug $([ $leaks = 1 ] && echo leaks); do
+		if "$ONENODE_SRC/onenode" build --kernel --flavor "$flavor"; then
+			result PASS "build/kernel-$flavor"
+		else
+			result FAIL "build/kernel-$flavor"; summarize; return 1
+		fi
+	done
+	if "$ONENODE_SRC/onenode" build --user; then
+		result PASS build/userspace
+	else
+		result FAIL build/userspace; summarize; return 1
+	fi
 
 	log "unit tests (ASan/UBSan, Debian 13 tree, no VM)"
 	in_tree meson test -C "$T_CACHE/build/user-san" --suite unit --print-errorlogs --logbase unit >/dev/null 2>&1 || true
@@ -498,7 +510,6 @@ cmd_test() {
 	check_compile debug
 
 	if [ $vm = 1 ]; then
-		local flavor
 		for flavor in debug $([ $leaks = 1 ] && echo leaks); do
 			log "VM ($flavor kernel): KUnit at boot, then the 'vm' suite"
 			local vmrc=0

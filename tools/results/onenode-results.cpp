@@ -15,7 +15,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -68,40 +67,90 @@ std::optional<std::string> json_string(std::string_view line, std::string_view k
 	return std::nullopt;
 }
 
+bool starts_with(std::string_view s, std::string_view p)
+{
+	return s.substr(0, p.size()) == p;
+}
+
+std::string_view trim(std::string_view s)
+{
+	while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
+		s.remove_prefix(1);
+	while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+		s.remove_suffix(1);
+	return s;
+}
+
+// "Subtest NAME: VERDICT (...)" after PREFIX; false when the line is not one.
+bool igt_line(std::string_view line, std::string_view prefix, std::string &name, std::string &verdict)
+{
+	if (!starts_with(line, prefix))
+		return false;
+	line.remove_prefix(prefix.size());
+	size_t colon = line.find(": ");
+	if (colon == std::string_view::npos || colon == 0)
+		return false;
+	std::string_view v = line.substr(colon + 2);
+	v = v.substr(0, v.find(' '));
+	if (v == "SUCCESS")
+		verdict = "PASS";
+	else if (v == "SKIP")
+		verdict = "SKIP";
+	else if (v == "FAIL" || v == "CRASH" || v == "TIMEOUT")
+		verdict = "FAIL";
+	else
+		return false;
+	name = line.substr(0, colon);
+	return true;
+}
+
+// "[       OK ] Suite.Case (N ms)"; the closing summary's "[  FAILED  ] S.C"
+// lines (no time) repeat failed cases and are not results.
+bool gtest_line(std::string_view line, std::string &name, std::string &verdict)
+{
+	if (!starts_with(line, "["))
+		return false;
+	size_t close = line.find("] ");
+	if (close == std::string_view::npos)
+		return false;
+	std::string_view tag = trim(line.substr(1, close - 1));
+	std::string_view rest = line.substr(close + 2);
+	std::string_view n = rest.substr(0, rest.find(' '));
+	if (n.find('.') == std::string_view::npos || rest.find(" ms)") == std::string_view::npos)
+		return false;
+	if (tag == "OK")
+		verdict = "PASS";
+	else if (tag == "FAILED")
+		verdict = "FAIL";
+	else if (tag == "SKIPPED")
+		verdict = "SKIP";
+	else
+		return false;
+	name = n;
+	return true;
+}
+
 std::vector<Result> cases_in_output(const std::string &test, const std::string &out)
 {
-	static const std::regex igt(R"(^(Dynamic subtest|Subtest) (\S+): (SUCCESS|FAIL|SKIP|CRASH|TIMEOUT))");
-	static const std::regex gtest(R"(^\[\s+(OK|FAILED|SKIPPED)\s+\] (\S+\.\S+))");
 	std::vector<Result> res;
 	std::istringstream in(out);
-	std::string line, subtest;
+	std::string line, subtest, name, verdict;
 	bool dynamic = false, dynamic_failed = false;
-	std::smatch m;
 	while (std::getline(in, line)) {
-		if (line.rfind("Starting subtest: ", 0) == 0) {
-			subtest = line.substr(18);
+		if (starts_with(line, "Starting subtest: ")) {
+			subtest = trim(std::string_view(line).substr(18));
 			dynamic = dynamic_failed = false;
-			continue;
-		}
-		if (std::regex_search(line, m, igt)) {
-			const std::string v = m[3] == "SUCCESS" ? "PASS" : m[3] == "SKIP" ? "SKIP" : "FAIL";
-			if (m[1] == "Dynamic subtest") {
-				res.push_back({v, test + "/" + subtest + "@" + m[2].str()});
-				dynamic = true;
-				dynamic_failed |= v == "FAIL";
-			} else if (!dynamic || (v == "FAIL" && !dynamic_failed)) {
-				// A parent counts only through its dynamic subtests, unless
-				// it failed outside them.
-				res.push_back({v, test + "/" + m[2].str()});
-			}
-			continue;
-		}
-		if (std::regex_search(line, m, gtest)) {
-			// gtest's closing summary lists failed cases again, without a time.
-			if (m[1] == "FAILED" && line.find(" ms)") == std::string::npos)
-				continue;
-			const std::string v = m[1] == "OK" ? "PASS" : m[1] == "SKIPPED" ? "SKIP" : "FAIL";
-			res.push_back({v, test + "/" + m[2].str()});
+		} else if (igt_line(line, "Dynamic subtest ", name, verdict)) {
+			res.push_back({verdict, test + "/" + subtest + "@" + name});
+			dynamic = true;
+			dynamic_failed |= verdict == "FAIL";
+		} else if (igt_line(line, "Subtest ", name, verdict)) {
+			// A parent counts only through its dynamic subtests, unless
+			// it failed outside them.
+			if (!dynamic || (verdict == "FAIL" && !dynamic_failed))
+				res.push_back({verdict, test + "/" + name});
+		} else if (gtest_line(line, name, verdict)) {
+			res.push_back({verdict, test + "/" + name});
 		}
 	}
 	return res;
@@ -138,44 +187,81 @@ int meson(const std::string &stage, std::istream &in, std::ostream &out)
 	return 0;
 }
 
+// One KTAP result line: "<indent>ok|not ok N name [# DIRECTIVE ...]".
+struct KtapResult {
+	size_t depth;
+	bool ok;
+	bool skip;
+	std::string name;
+};
+
+std::optional<KtapResult> ktap_result(std::string_view line)
+{
+	size_t indent = line.find_first_not_of(' ');
+	if (indent == std::string_view::npos)
+		return std::nullopt;
+	std::string_view rest = line.substr(indent);
+	KtapResult r{indent / 4, true, false, {}};
+	if (starts_with(rest, "not ok ")) {
+		r.ok = false;
+		rest.remove_prefix(7);
+	} else if (starts_with(rest, "ok ")) {
+		rest.remove_prefix(3);
+	} else {
+		return std::nullopt;
+	}
+	size_t digits = rest.find_first_not_of("0123456789");
+	if (digits == 0 || digits == std::string_view::npos || rest[digits] != ' ')
+		return std::nullopt;
+	rest.remove_prefix(digits + 1);
+	size_t hash = rest.find('#');
+	if (hash != std::string_view::npos) {
+		r.skip = starts_with(trim(rest.substr(hash + 1)), "SKIP");
+		rest = rest.substr(0, hash);
+	}
+	r.name = trim(rest);
+	return r;
+}
+
 int ktap(const std::string &stage, std::istream &in, std::ostream &out)
 {
-	// "[   12.345678] " prefixes are dropped; indentation gives the depth.
-	static const std::regex prefix(R"(^\[\s*[0-9.]+\]\s?)");
-	static const std::regex res(R"(^( *)(not ok|ok) [0-9]+ ([^#]*?)\s*(#\s*(\S+).*)?$)");
-	static const std::regex subtest(R"(^( *)# Subtest: (\S+))");
 	std::vector<std::string> path;	// suite names by depth, [0] unused
 	std::vector<bool> had_child(16, false);
-	std::string line;
+	std::string raw;
 	int n = 0;
-	std::smatch m;
-	while (std::getline(in, line)) {
-		line = std::regex_replace(line, prefix, "");
-		if (std::regex_search(line, m, subtest)) {
-			size_t depth = m[1].length() / 4;
+	while (std::getline(in, raw)) {
+		std::string_view line = raw;
+		// Drop the kernel log's "[   12.345678] " prefix; indentation is the depth.
+		if (starts_with(line, "[")) {
+			size_t close = line.find("] ");
+			if (close != std::string_view::npos)
+				line.remove_prefix(close + 2);
+			else if ((close = line.find(']')) != std::string_view::npos)
+				line.remove_prefix(close + 1);
+		}
+		size_t indent = line.find_first_not_of(' ');
+		if (indent != std::string_view::npos && starts_with(line.substr(indent), "# Subtest: ")) {
+			size_t depth = indent / 4;
 			path.resize(depth);
-			path.push_back(m[2]);
+			path.emplace_back(trim(line.substr(indent + 11)));
 			if (depth + 1 < had_child.size())
 				had_child[depth + 1] = false;
 			continue;
 		}
-		if (!std::regex_match(line, m, res))
+		auto r = ktap_result(line);
+		if (!r || r->depth + 1 >= had_child.size())
 			continue;
-		size_t depth = m[1].length() / 4;
-		if (depth + 1 >= had_child.size())
-			continue;
-		const bool leaf = !had_child[depth + 1];
-		had_child[depth + 1] = false;
-		had_child[depth] = true;
+		const bool leaf = !had_child[r->depth + 1];
+		had_child[r->depth + 1] = false;
+		had_child[r->depth] = true;
 		if (!leaf)
 			continue;
-		std::string name;
 		// "# Subtest: X" at depth d names the results at depth d.
-		for (size_t i = 1; i <= depth && i < path.size(); i++)
+		std::string name;
+		for (size_t i = 1; i <= r->depth && i < path.size(); i++)
 			name += path[i] + ".";
-		name += m[3];
-		const bool skip = m[5] == "SKIP";
-		out << (m[2] == "not ok" ? "FAIL" : skip ? "SKIP" : "PASS") << ' ' << stage << '/' << name << '\n';
+		name += r->name;
+		out << (!r->ok ? "FAIL" : r->skip ? "SKIP" : "PASS") << ' ' << stage << '/' << name << '\n';
 		n++;
 	}
 	if (n == 0) {
