@@ -166,6 +166,9 @@ int meson(const std::string &stage, std::istream &in, std::ostream &out)
 		if (!name || !result)
 			continue;
 		n++;
+		// meson names a test "project:suite / name": keep the name.
+		if (size_t sep = name->rfind(" / "); sep != std::string::npos)
+			name->erase(0, sep + 3);
 		const std::string test = stage + "/" + *name;
 		auto cases = cases_in_output(test, json_string(line, "stdout").value_or(""));
 		bool case_failed = false;
