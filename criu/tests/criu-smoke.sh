@@ -21,8 +21,9 @@
 set -u
 
 scenario=${1:?scenario}
-holder=${2:?path to criu-caps-holder}
-plugin=${3:?path to criu_plugin_onenode.so}
+# Absolute paths: meson passes them relative to the build directory.
+holder=$(readlink -f "${2:?path to criu-caps-holder}")
+plugin=$(readlink -f "${3:?path to criu_plugin_onenode.so}")
 libdir=$(dirname "$plugin")
 
 say() { printf '[criu-smoke %s] %s\n' "$scenario" "$*"; }
