@@ -246,7 +246,7 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 		return dev->AllocateMemory(device, info, pAllocator, pMemory);
 
 	// Valid usage of VkNicMemoryAllocateInfoONENODE.
-	if (nic_info->policy > VK_NIC_MEMORY_POLICY_HOST_ONENODE)
+	if (static_cast<uint32_t>(nic_info->policy) > static_cast<uint32_t>(VK_NIC_MEMORY_POLICY_HOST_ONENODE))
 		return invalid("VkNicMemoryAllocateInfoONENODE::policy is not a VkNicMemoryPolicyONENODE");
 	if (VkResult r = check_nic(nic_info->pNic); r != VK_SUCCESS)
 		return r;
@@ -308,6 +308,12 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 	VkImportMemoryHostPointerInfoEXT host_import{};
 	int import_fd = -1;
 	if (dev->import_type == VK_EXTERNAL_MEMORY_HANDLE_TYPE_DMA_BUF_BIT_EXT) {
+		if (rec->buffer.dmabuf_fd < 0) {
+			// /dev/udmabuf went away since the device was created.
+			std::fprintf(stderr, "%s: NIC memory allocation failed: no dma-buf to import\n", kLayerName);
+			destroy_record(rec);
+			return VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE;
+		}
 		import_fd = fcntl(rec->buffer.dmabuf_fd, F_DUPFD_CLOEXEC, 0);
 		if (import_fd < 0) {
 			destroy_record(rec);
