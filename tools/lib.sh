@@ -41,6 +41,16 @@ tree_hash() {
 	{ grep -v '^#' "$ONENODE_SRC/tools/packages.txt"; echo trixie; } | sha256sum | cut -c1-16
 }
 
+# install_guest_shims: what the tree needs as a VM root beyond packages:
+# the udevd stand-in (see tools/guest/udevd) and a poweroff for
+# virtme-init's last step (busybox's, as the tree has no systemd).
+install_guest_shims() {
+	local bin=$TREE/usr/local/bin
+	mkdir -p "$bin"
+	cmp -s "$ONENODE_SRC/tools/guest/udevd" "$bin/udevd" || install -m 0755 "$ONENODE_SRC/tools/guest/udevd" "$bin/udevd"
+	[ -L "$bin/poweroff" ] || ln -sf /usr/bin/busybox "$bin/poweroff"
+}
+
 # ensure_tree: the Debian 13 tree, remade only when tools/packages.txt
 # changes. When packages were only added, they are installed into the
 # existing tree instead (seconds instead of a minute).
@@ -49,6 +59,7 @@ ensure_tree() {
 	want=$(tree_hash)
 	have=$(cat "$CACHE/trixie.stamp" 2>/dev/null || true)
 	if [ "$want" = "$have" ] && [ -x "$TREE/usr/bin/meson" ]; then
+		install_guest_shims
 		return 0
 	fi
 	need_root
@@ -64,6 +75,7 @@ ensure_tree() {
 			chroot "$TREE" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $added >/dev/null
 			grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
 			echo "$want" >"$CACHE/trixie.stamp"
+			install_guest_shims
 			return 0
 		fi
 	fi
@@ -79,6 +91,7 @@ ensure_tree() {
 	mv "$TREE.new" "$TREE"
 	grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
 	echo "$want" >"$CACHE/trixie.stamp"
+	install_guest_shims
 }
 
 # in_tree CMD...: run CMD inside the tree, as root, with the repo at
@@ -449,10 +462,12 @@ cmd_check() {
 	summarize
 }
 
-# build_amdgpu_module: the whole amdgpu module (about 5 minutes more).
+# build_amdgpu_module: the whole amdgpu module and the modules it links
+# against (the only modules of the config: everything the VM needs is
+# built in). About 5 minutes more.
 build_amdgpu_module() {
 	in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$1" CC="ccache gcc" \
-		-j"$(jobs_n)" drivers/gpu/drm/amd/amdgpu/amdgpu.ko
+		-j"$(jobs_n)" modules
 	log "amdgpu: $CACHE/work/build/$1/drivers/gpu/drm/amd/amdgpu/amdgpu.ko"
 }
 
