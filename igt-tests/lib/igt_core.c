@@ -126,6 +126,8 @@ void igt_vlog(const char *domain, enum igt_log_level level, const char *format,
 		"DEBUG", "INFO", "WARNING", "CRITICAL", "NONE",
 	};
 	FILE *out = level >= IGT_LOG_WARN ? stderr : stdout;
+	char msg[4096];
+	int len = 0;
 
 	if (level < igt_log_level || level >= IGT_LOG_NONE)
 		return;
@@ -135,9 +137,14 @@ void igt_vlog(const char *domain, enum igt_log_level level, const char *format,
 		fflush(stdout);
 	/* Like upstream: info is printed bare, other levels carry a prefix. */
 	if (level != IGT_LOG_INFO)
-		fprintf(out, "(%s:%d) %s%s%s: ", command_str, (int)getpid(),
-			domain ? domain : "", domain ? "-" : "", level_str[level]);
-	vfprintf(out, format, args);
+		len = snprintf(msg, sizeof(msg), "(%s:%d) %s%s%s: ", command_str,
+			       (int)getpid(), domain ? domain : "",
+			       domain ? "-" : "", level_str[level]);
+	if (len < 0 || (size_t)len >= sizeof(msg))
+		len = 0;
+	vsnprintf(msg + len, sizeof(msg) - len, format, args);
+	/* One write per message, so that forked children do not interleave. */
+	fputs(msg, out);
 	fflush(out);
 }
 
