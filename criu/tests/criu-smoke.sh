@@ -97,9 +97,11 @@ restore() {
 		--pidfile "$work/restored.pid"
 }
 
-# The dumped task is gone: criu killed it; reap it (it is our child).
+# The dumped task is gone: criu killed it (SIGKILL, bash reports "Killed");
+# reap it, it is our child.
 reap() {
 	wait "$pid" 2>/dev/null
+	say "dumped task $pid was killed by criu after the dump (expected); wait status $?"
 	alive "$pid" && fail "task $pid still runs after a successful dump"
 	return 0
 }
