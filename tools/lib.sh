@@ -49,6 +49,9 @@ install_guest_shims() {
 	mkdir -p "$bin"
 	cmp -s "$ONENODE_SRC/tools/guest/udevd" "$bin/udevd" || install -m 0755 "$ONENODE_SRC/tools/guest/udevd" "$bin/udevd"
 	[ -L "$bin/poweroff" ] || ln -sf /usr/bin/busybox "$bin/poweroff"
+	# virtme-init's "udevadm settle" has nothing to wait for; it mounts over /etc/lvm.
+	[ -L "$bin/udevadm" ] || ln -sf /bin/true "$bin/udevadm"
+	mkdir -p "$TREE/etc/lvm"
 }
 
 # ensure_tree: the Debian 13 tree, remade only when tools/packages.txt
@@ -290,6 +293,10 @@ build_user() {
 # Kernel log lines that fail a VM run, whatever CMD returned.
 SPLAT_RE='WARNING:|BUG:|KASAN:|UBSAN:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lockdep is turned off|unreferenced object|kmemleak:.*leak|Call Trace:|^(\[[ 0-9.]*\] )?\s*not ok '
 
+# Console lines not worth showing on the terminal (they stay in console.txt):
+# the kernel log, the decompressor's early console, and boot noise.
+CONSOLE_NOISE_RE='^\[ *[0-9.]+\]|^(early console|input_|output|kernel_total_size|needed_size|trampoline_32bit|Physical KASLR|Virtual KASLR|Poking KASLR|Decompressing Linux|Booting the kernel)|^$'
+
 # check_dmesg FILE: print the splats in FILE; return 1 when there are any.
 check_dmesg() {
 	local hits
@@ -335,7 +342,7 @@ cmd_vm() {
 	in_tree timeout --foreground -k 10 "${ONENODE_VM_TIMEOUT:-2400}" vng --run "$T_CACHE/build/$flavor/arch/x86/boot/bzImage" --disable-kvm --force-9p \
 		--cpus "$(jobs_n)" --memory "$mem" --rwdir "$T_CACHE=$T_CACHE" --cwd "$T_REPO" \
 		--append "panic=-1 oops=panic$append" "${qopts[@]}" --verbose --exec "$cmd" \
-		2> >(tee "$out/console.txt" | grep -v '^\[ *[0-9.]*\]' >&2) || true
+		2> >(tee "$out/console.txt" | grep -vE "$CONSOLE_NOISE_RE" >&2) || true
 	if [ ! -f "$out/rc" ]; then
 		log "the VM did not finish the command (no exit status came back); last console lines:"
 		tail -n 25 "$out/console.txt" >&2
@@ -554,12 +561,16 @@ cmd_demo() {
 	cmd_vm -- "$T_CACHE/build/user/examples/caps/onenode-caps"
 }
 
+# cmd_bench [vk [ARGS]]: libvkp2p's benchmark on lavapipe in the tree (the
+# H100 numbers come from libvkp2p/tools/device-h100.sh); ARGS go to
+# vkp2p-bench (--size MiB, --passes N, --calls N).
 cmd_bench() {
 	local what=${1:-vk}
+	[ $# -gt 0 ] && shift
 	ensure_tree
 	cmd_build --user
 	case $what in
-	vk) in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" ;;
+	vk) in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" "$@" ;;
 	*) die "bench: unknown benchmark '$what' (vk)" ;;
 	esac
 }
