@@ -516,6 +516,12 @@ cmd_test() {
 		else
 			result FAIL "build/kernel-$flavor"; summarize; return 1
 		fi
+		# Every option a fragment asks for must have survived olddefconfig.
+		if [ -s "$CACHE/work/build/$flavor/config-mismatch.txt" ]; then
+			result FAIL "build/config-$flavor"
+		else
+			result PASS "build/config-$flavor"
+		fi
 	done
 	if "$ONENODE_SRC/onenode" build --user; then
 		result PASS build/userspace
@@ -524,7 +530,8 @@ cmd_test() {
 	fi
 
 	log "unit tests (ASan/UBSan, Debian 13 tree, no VM)"
-	in_tree meson test -C "$T_CACHE/build/user-san" --suite unit --print-errorlogs --logbase unit >/dev/null 2>&1 || true
+	in_tree meson test -C "$T_CACHE/build/user-san" --suite unit --print-errorlogs --logbase unit >/dev/null 2>&1 ||
+		log "unit failures: see $CACHE/work/build/user-san/meson-logs/unit.txt"
 	in_tree "$(results_tool)" meson unit "$T_CACHE/build/user-san/meson-logs/unit.json" >>"$RESULTS" || true
 
 	log "checkpatch --strict and W=1 + sparse on the project's kernel objects"
