@@ -504,6 +504,7 @@ cmd_test() {
 		shift
 	done
 	local t0=$SECONDS
+	mkdir -p "$CACHE/work"
 	RESULTS=$CACHE/work/results.txt
 	: >"$RESULTS"
 	ensure_tree
