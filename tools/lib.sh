@@ -552,6 +552,7 @@ cmd_test() {
 			else
 				result PASS "vm-$flavor/kernel-log-clean"
 			fi
+			rm -rf "$CACHE/work/vm/test-$flavor"
 			cp -r "$out" "$CACHE/work/vm/test-$flavor"
 			[ $vmrc = 0 ] || log "VM batch exited $vmrc (details: $CACHE/work/vm/test-$flavor)"
 		done
