@@ -29,7 +29,9 @@
 #include <vector>
 
 #include "compute.hpp"
+#include "nic_memory.hpp"
 #include "packets.hpp"
+#include "producer.hpp"
 #include "vulkan/vk_onenode_nic_memory.h"
 
 using namespace vkp2p_common;
@@ -39,6 +41,9 @@ namespace {
 const uint32_t kChecksumSpv[] = {
 #include "checksum.spv.inc"
 };
+
+// Seed of the packet payloads, whichever process writes them.
+constexpr uint32_t kPacketSeed = 0xC0FFEEu;
 
 struct Options {
 	VkNicMemoryPolicyONENODE policy = VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE;
@@ -148,48 +153,6 @@ const char *placement_name(VkNicMemoryPlacementONENODE p)
 	}
 }
 
-int send_fd(int sock, int fd)
-{
-	char byte = 'F';
-	iovec iov{&byte, 1};
-	alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
-	msghdr msg{};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctrl;
-	msg.msg_controllen = sizeof(ctrl);
-	cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1 ? 0 : -1;
-}
-
-[[noreturn]] void producer(int sock, size_t bytes, uint32_t count, uint32_t corrupt)
-{
-	char byte;
-	iovec iov{&byte, 1};
-	alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
-	msghdr msg{};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctrl;
-	msg.msg_controllen = sizeof(ctrl);
-	if (recvmsg(sock, &msg, 0) != 1 || !CMSG_FIRSTHDR(&msg))
-		_exit(2);
-	int fd;
-	std::memcpy(&fd, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(int));
-	void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		_exit(3);
-	produce_packets(p, count, 0xC0FFEEu, corrupt);
-	munmap(p, bytes);
-	close(fd);
-	char done = 'D';
-	_exit(write(sock, &done, 1) == 1 ? 0 : 4);
-}
-
 int run(const Options &o)
 {
 	std::vector<const char *> layers;
@@ -249,26 +212,13 @@ int run(const Options &o)
 	uint32_t family = 0;
 	while (family < nq && !(qf[family].queueFlags & VK_QUEUE_COMPUTE_BIT))
 		family++;
-	float prio = 1.0f;
-	VkDeviceQueueCreateInfo q{};
-	q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-	q.queueFamilyIndex = family;
-	q.queueCount = 1;
-	q.pQueuePriorities = &prio;
-	const char *ext = VK_ONENODE_NIC_MEMORY_EXTENSION_NAME;
-	VkDeviceCreateInfo dci{};
-	dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-	dci.queueCreateInfoCount = 1;
-	dci.pQueueCreateInfos = &q;
-	dci.enabledExtensionCount = 1;
-	dci.ppEnabledExtensionNames = &ext;
 	VkDevice dev;
-	if ((r = vkCreateDevice(phys, &dci, nullptr, &dev)) != VK_SUCCESS) {
+	VkQueue queue;
+	if ((r = create_compute_device(phys, family, {VK_ONENODE_NIC_MEMORY_EXTENSION_NAME}, &dev, &queue)) !=
+	    VK_SUCCESS) {
 		std::fprintf(stderr, "vk-nic-ingest: %s\n", vk_error("vkCreateDevice", r).c_str());
 		return 1;
 	}
-	VkQueue queue;
-	vkGetDeviceQueue(dev, family, 0, &queue);
 	auto support = reinterpret_cast<PFN_vkGetDeviceNicMemorySupportONENODE>(
 		vkGetDeviceProcAddr(dev, "vkGetDeviceNicMemorySupportONENODE"));
 	auto get_fd = reinterpret_cast<PFN_vkGetMemoryNicFdONENODE>(vkGetDeviceProcAddr(dev, "vkGetMemoryNicFdONENODE"));
@@ -306,17 +256,8 @@ int run(const Options &o)
 		goto out;
 	}
 	{
-		VkNicMemoryAllocateInfoONENODE ni{};
-		ni.sType = VK_STRUCTURE_TYPE_NIC_MEMORY_ALLOCATE_INFO_ONENODE;
-		ni.policy = o.policy;
-		ni.pNic = pnic;
-		VkMemoryAllocateInfo ai{};
-		ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-		ai.pNext = &ni;
-		ai.allocationSize = req.size;
-		ai.memoryTypeIndex = static_cast<uint32_t>(type);
 		VkDeviceMemory mem;
-		r = vkAllocateMemory(dev, &ai, nullptr, &mem);
+		r = allocate_nic_memory(dev, req.size, static_cast<uint32_t>(type), o.policy, pnic, &mem);
 		if (r == VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE) {
 			std::printf("allocation: unavailable for this policy: %s\n", s.description);
 			status = 77;
@@ -351,7 +292,7 @@ int run(const Options &o)
 			void *p = nullptr;
 			if (vkMapMemory(dev, packets.memory, 0, VK_WHOLE_SIZE, 0, &p) != VK_SUCCESS)
 				goto out;
-			produce_packets(p, o.packets, 0xC0FFEEu, o.corrupt);
+			produce_packets(p, o.packets, kPacketSeed, o.corrupt);
 			vkUnmapMemory(dev, packets.memory);
 			std::printf("producer: no dma-buf export here; wrote %u packets through vkMapMemory "
 				    "(--local-producer)\n",
@@ -375,12 +316,12 @@ int run(const Options &o)
 		pid_t pid = fork();
 		if (pid == 0) {
 			close(sv[0]);
-			producer(sv[1], bytes, o.packets, o.corrupt);
+			producer(sv[1], bytes, o.packets, kPacketSeed, o.corrupt);
 		}
 		close(sv[1]);
 		int wstatus = 0;
 		char done = 0;
-		bool ok = pid > 0 && send_fd(sv[0], fd) == 0 && read(sv[0], &done, 1) == 1;
+		bool ok = pid > 0 && send_fd(sv[0], fd) && read(sv[0], &done, 1) == 1;
 		close(fd);
 		close(sv[0]);
 		if (pid > 0)
@@ -431,9 +372,7 @@ dispatch:
 		// The host recomputes from its own view of the same memory.
 		void *view = nullptr;
 		vkMapMemory(dev, packets.memory, 0, VK_WHOLE_SIZE, 0, &view);
-		uint32_t wrong = 0;
-		for (uint32_t i = 0; i < o.packets; i++)
-			wrong += res[2 + i] != packet_checksum(view, i);
+		const uint32_t wrong = checksum_mismatches(res, view, o.packets);
 		vkUnmapMemory(dev, packets.memory);
 		uint32_t expect_bad = o.corrupt < o.packets ? 1 : 0;
 		std::printf("shader: %u packets checksummed in place, %u damaged (first %d), %u disagree with the host\n",

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compute.hpp"
+#include "nic_memory.hpp"
 #include "vulkan/vk_onenode_nic_memory.h"
 
 using namespace vkp2p_common;
@@ -88,24 +89,12 @@ struct Instance {
 
 	VkDevice device(bool nic, VkQueue *queue = nullptr)
 	{
-		float prio = 1.0f;
-		VkDeviceQueueCreateInfo q{};
-		q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-		q.queueFamilyIndex = family;
-		q.queueCount = 1;
-		q.pQueuePriorities = &prio;
-		const char *ext = VK_ONENODE_NIC_MEMORY_EXTENSION_NAME;
-		VkDeviceCreateInfo ci{};
-		ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-		ci.queueCreateInfoCount = 1;
-		ci.pQueueCreateInfos = &q;
-		ci.enabledExtensionCount = nic ? 1 : 0;
-		ci.ppEnabledExtensionNames = &ext;
+		std::vector<const char *> exts;
+		if (nic)
+			exts.push_back(VK_ONENODE_NIC_MEMORY_EXTENSION_NAME);
 		VkDevice d = VK_NULL_HANDLE;
-		if (vkCreateDevice(phys, &ci, nullptr, &d) != VK_SUCCESS)
+		if (create_compute_device(phys, family, exts, &d, queue) != VK_SUCCESS)
 			return VK_NULL_HANDLE;
-		if (queue)
-			vkGetDeviceQueue(d, family, 0, queue);
 		return d;
 	}
 };
@@ -367,15 +356,7 @@ int run(const Options &o)
 					*note = std::string("no memory type: ") + s.description;
 					return VK_ERROR_OUT_OF_DEVICE_MEMORY;
 				}
-				VkNicMemoryAllocateInfoONENODE ni{};
-				ni.sType = VK_STRUCTURE_TYPE_NIC_MEMORY_ALLOCATE_INFO_ONENODE;
-				ni.policy = policy;
-				VkMemoryAllocateInfo ai{};
-				ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-				ai.pNext = &ni;
-				ai.allocationSize = req.size;
-				ai.memoryTypeIndex = static_cast<uint32_t>(t);
-				VkResult r = vkAllocateMemory(nd, &ai, nullptr, mem);
+				VkResult r = allocate_nic_memory(nd, req.size, static_cast<uint32_t>(t), policy, nullptr, mem);
 				if (r == VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE)
 					*note = std::string("VK_ERROR_NIC_MEMORY_UNAVAILABLE_ONENODE: ") + s.description;
 				if (r == VK_SUCCESS) {

@@ -19,6 +19,32 @@ inline std::string vk_error(const char *what, VkResult r)
 	return std::string(what) + " failed: VkResult " + std::to_string(static_cast<int>(r));
 }
 
+// Creates a device with one queue of @family and @exts enabled (@pnext
+// chained to VkDeviceCreateInfo); on success *@queue, if asked for, is that
+// queue.
+inline VkResult create_compute_device(VkPhysicalDevice phys, uint32_t family, const std::vector<const char *> &exts,
+				      VkDevice *device, VkQueue *queue = nullptr, const void *pnext = nullptr,
+				      const VkAllocationCallbacks *alloc = nullptr)
+{
+	float prio = 1.0f;
+	VkDeviceQueueCreateInfo q{};
+	q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+	q.queueFamilyIndex = family;
+	q.queueCount = 1;
+	q.pQueuePriorities = &prio;
+	VkDeviceCreateInfo ci{};
+	ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+	ci.pNext = pnext;
+	ci.queueCreateInfoCount = 1;
+	ci.pQueueCreateInfos = &q;
+	ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
+	ci.ppEnabledExtensionNames = exts.data();
+	VkResult r = vkCreateDevice(phys, &ci, alloc, device);
+	if (r == VK_SUCCESS && queue)
+		vkGetDeviceQueue(*device, family, 0, queue);
+	return r;
+}
+
 class Compute {
 public:
 	~Compute() { destroy(); }

@@ -21,7 +21,9 @@
 #include <cstring>
 
 #include "compute.hpp"
+#include "nic_memory.hpp"
 #include "packets.hpp"
+#include "producer.hpp"
 #include "vk_env.hpp"
 
 using namespace vkp2p_test;
@@ -32,60 +34,6 @@ namespace {
 const uint32_t kChecksumSpv[] = {
 #include "checksum.spv.inc"
 };
-
-bool send_fd(int sock, int fd)
-{
-	char byte = 'F';
-	iovec iov{&byte, 1};
-	alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
-	msghdr msg{};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctrl;
-	msg.msg_controllen = sizeof(ctrl);
-	cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	return sendmsg(sock, &msg, 0) == 1;
-}
-
-int recv_fd(int sock)
-{
-	char byte;
-	iovec iov{&byte, 1};
-	alignas(cmsghdr) char ctrl[CMSG_SPACE(sizeof(int))] = {};
-	msghdr msg{};
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = ctrl;
-	msg.msg_controllen = sizeof(ctrl);
-	if (recvmsg(sock, &msg, 0) != 1)
-		return -1;
-	cmsghdr *c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS)
-		return -1;
-	int fd;
-	std::memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	return fd;
-}
-
-// The "NIC": gets the dma-buf, writes packets through its own mapping.
-[[noreturn]] void producer(int sock, size_t bytes, uint32_t count, uint32_t corrupt)
-{
-	int fd = recv_fd(sock);
-	if (fd < 0)
-		_exit(2);
-	void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		_exit(3);
-	produce_packets(p, count, 0x1234567u, corrupt);
-	munmap(p, bytes);
-	close(fd);
-	char done = 'D';
-	_exit(write(sock, &done, 1) == 1 ? 0 : 4);
-}
 
 } // namespace
 
@@ -128,16 +76,10 @@ TEST(NicIngest, SecondProcessWritesShaderVerifies)
 	ASSERT_TRUE(packets.create(env.device, bytes, props.importHandleType, &req, &err)) << err;
 	int type = find_memory_type(env.phys, req.memoryTypeBits & s.memoryTypeBits, 0);
 	ASSERT_GE(type, 0);
-	VkNicMemoryAllocateInfoONENODE ni{};
-	ni.sType = VK_STRUCTURE_TYPE_NIC_MEMORY_ALLOCATE_INFO_ONENODE;
-	ni.policy = VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE;
-	VkMemoryAllocateInfo ai{};
-	ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-	ai.pNext = &ni;
-	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = static_cast<uint32_t>(type);
 	VkDeviceMemory mem;
-	ASSERT_EQ(vkAllocateMemory(env.device, &ai, nullptr, &mem), VK_SUCCESS);
+	ASSERT_EQ(allocate_nic_memory(env.device, req.size, static_cast<uint32_t>(type),
+				      VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE, nullptr, &mem),
+		  VK_SUCCESS);
 	ASSERT_TRUE(packets.bind(mem, &err)) << err;
 
 	VkNicMemoryPlacementInfoONENODE pl{};
@@ -180,7 +122,7 @@ TEST(NicIngest, SecondProcessWritesShaderVerifies)
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
 		close(sv[0]);
-		producer(sv[1], bytes, count, corrupt);
+		producer(sv[1], bytes, count, 0x1234567u, corrupt);
 	}
 	close(sv[1]);
 	ASSERT_TRUE(send_fd(sv[0], fd));
@@ -212,10 +154,7 @@ TEST(NicIngest, SecondProcessWritesShaderVerifies)
 	ASSERT_NE(view, MAP_FAILED);
 	EXPECT_EQ(r[0], 1u) << "exactly one damaged packet";
 	EXPECT_EQ(r[1], corrupt);
-	uint32_t mismatches = 0;
-	for (uint32_t i = 0; i < count; i++)
-		mismatches += r[2 + i] != packet_checksum(view, i);
-	EXPECT_EQ(mismatches, 0u);
+	EXPECT_EQ(checksum_mismatches(r, view, count), 0u);
 	munmap(view, bytes);
 	close(fd);
 

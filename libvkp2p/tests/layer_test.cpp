@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 
+#include "nic_memory.hpp"
 #include "vk_env.hpp"
 
 using namespace vkp2p_test;
@@ -83,18 +84,10 @@ protected:
 		       const VkNicIdentifierONENODE *nic = nullptr, int type = -1,
 		       const VkAllocationCallbacks *cb = nullptr)
 	{
-		VkNicMemoryAllocateInfoONENODE ni{};
-		ni.sType = VK_STRUCTURE_TYPE_NIC_MEMORY_ALLOCATE_INFO_ONENODE;
-		ni.policy = policy;
-		ni.pNic = nic;
-		VkMemoryAllocateInfo ai{};
-		ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-		ai.pNext = &ni;
-		ai.allocationSize = size;
 		if (type < 0)
 			type = pick_type(env.phys, query().memoryTypeBits, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
-		ai.memoryTypeIndex = static_cast<uint32_t>(type);
-		return vkAllocateMemory(env.device, &ai, cb, mem);
+		return vkp2p_common::allocate_nic_memory(env.device, size, static_cast<uint32_t>(type), policy, nic, mem,
+							 cb);
 	}
 
 	VkNicMemoryPlacementInfoONENODE placement(VkDeviceMemory mem)

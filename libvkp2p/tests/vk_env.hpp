@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "compute.hpp"
 #include "vulkan/vk_onenode_nic_memory.h"
 
 namespace vkp2p_test {
@@ -95,26 +96,10 @@ struct Env {
 	VkResult create_device(bool nic, const void *pnext = nullptr, const VkAllocationCallbacks *alloc = nullptr,
 			       std::vector<const char *> extra = {})
 	{
-		float prio = 1.0f;
-		VkDeviceQueueCreateInfo q{};
-		q.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
-		q.queueFamilyIndex = queue_family;
-		q.queueCount = 1;
-		q.pQueuePriorities = &prio;
 		std::vector<const char *> exts = extra;
 		if (nic)
 			exts.push_back(VK_ONENODE_NIC_MEMORY_EXTENSION_NAME);
-		VkDeviceCreateInfo ci{};
-		ci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-		ci.pNext = pnext;
-		ci.queueCreateInfoCount = 1;
-		ci.pQueueCreateInfos = &q;
-		ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
-		ci.ppEnabledExtensionNames = exts.data();
-		VkResult r = vkCreateDevice(phys, &ci, alloc, &device);
-		if (r == VK_SUCCESS)
-			vkGetDeviceQueue(device, queue_family, 0, &queue);
-		return r;
+		return vkp2p_common::create_compute_device(phys, queue_family, exts, &device, &queue, pnext, alloc);
 	}
 
 	template <typename Fn> Fn proc(const char *name) const
@@ -145,12 +130,7 @@ inline constexpr const char *kValidation = "VK_LAYER_KHRONOS_validation";
 // First memory type index in @bits that has @flags.
 inline int pick_type(VkPhysicalDevice phys, uint32_t bits, VkMemoryPropertyFlags flags)
 {
-	VkPhysicalDeviceMemoryProperties mp;
-	vkGetPhysicalDeviceMemoryProperties(phys, &mp);
-	for (uint32_t i = 0; i < mp.memoryTypeCount; i++)
-		if ((bits & (1u << i)) && (mp.memoryTypes[i].propertyFlags & flags) == flags)
-			return static_cast<int>(i);
-	return -1;
+	return vkp2p_common::find_memory_type(phys, bits, flags);
 }
 
 } // namespace vkp2p_test
