@@ -120,6 +120,19 @@ in_tree() {
 	' in_tree "$TREE" "$ONENODE_SRC" "$CACHE" "$T_REPO" "$T_CACHE" "$@"
 }
 
+# apt_download SUITE DIR PKG[=VERSION]: download one package of another suite
+# of this machine's archive into DIR, through a private apt configuration
+# (no change to the host's apt).
+apt_download() {
+	local suite=$1 dir=$2 pkg=$3 a=$CACHE/apt-$1
+	mkdir -p "$a/lists/partial" "$dir"
+	echo "deb $(archive_uri) $suite main" >"$a/sources.list"
+	local o=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State::Lists="$a/lists" -o APT::Get::List-Cleanup=0)
+	apt-get "${o[@]}" update -qq >&2
+	(cd "$dir" && apt-get "${o[@]}" download "$pkg" >&2)
+}
+
 # fetch_kernel: linux-source-7.3 from trixie-backports, through a private apt
 # configuration (no change to the host's apt), unpacked once into the cache.
 fetch_kernel() {
@@ -128,15 +141,8 @@ fetch_kernel() {
 	mkdir -p "$w/debs" "$w/src"
 	deb=$(ls "$w/debs/${KPKG}_"*.deb 2>/dev/null | head -1 || true)
 	if [ -z "$deb" ]; then
-		local a=$CACHE/apt
-		mkdir -p "$a/lists/partial" "$a/archives/partial"
-		echo "deb $(archive_uri) trixie-backports main" >"$a/sources.list"
-		local o=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
-			-o Dir::State::Lists="$a/lists" -o Dir::Cache::Archives="$a/archives"
-			-o APT::Get::List-Cleanup=0)
 		log "downloading $KPKG $KPKG_VERSION"
-		apt-get "${o[@]}" update -qq >&2
-		(cd "$w/debs" && apt-get "${o[@]}" download "$KPKG=$KPKG_VERSION" >&2)
+		apt_download trixie-backports "$w/debs" "$KPKG=$KPKG_VERSION"
 		deb=$(ls "$w/debs/${KPKG}_"*.deb | head -1)
 	fi
 	log "unpacking $(basename "$deb")"
@@ -370,6 +376,16 @@ result() {
 	return 0
 }
 
+# result_of NAME OUTPUT: a check that prints nothing passes; otherwise it
+# fails and what it printed is shown.
+result_of() {
+	if [ -n "$2" ]; then
+		result FAIL "$1"; printf '%s\n' "$2" >&2
+	else
+		result PASS "$1"
+	fi
+}
+
 # kernel_files: the project's kernel sources as paths in the kernel tree.
 kernel_files() {
 	(cd "$ONENODE_SRC/kernel/drm" && find . -type f \( -name '*.c' -o -name '*.h' \) ! -path './include/*' | sed 's|^\./|drivers/gpu/drm/|')
@@ -384,30 +400,18 @@ check_style() {
 	for f in $(kernel_files | sort); do
 		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
 			--no-summary --terse --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "/onenode/cache/src/linux/$f" 2>&1 || true)
-		if [ -n "$out" ]; then
-			result FAIL "checkpatch/$f"; printf '%s\n' "$out" >&2
-		else
-			result PASS "checkpatch/$f"
-		fi
+		result_of "checkpatch/$f" "$out"
 	done
 	# kernel-doc: every documented item complete (the uapi pages render from it).
 	for f in $(kernel_files | sort); do
 		out=$(in_tree bash -c 'cd /onenode/cache/src/linux && scripts/kernel-doc -Wall -none "$1" 2>&1' kd "$f" || true)
-		if [ -n "$out" ]; then
-			result FAIL "kernel-doc/$f"; printf '%s\n' "$out" >&2
-		else
-			result PASS "kernel-doc/$f"
-		fi
+		result_of "kernel-doc/$f" "$out"
 	done
 	while read -r f; do
 		case $f in '' | '#'*) continue ;; esac
 		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
 			--no-summary --terse "$T_REPO/kernel/patches/$f" 2>&1 || true)
-		if [ -n "$out" ]; then
-			result FAIL "checkpatch/$f"; printf '%s\n' "$out" >&2
-		else
-			result PASS "checkpatch/$f"
-		fi
+		result_of "checkpatch/$f" "$out"
 	done <"$ONENODE_SRC/kernel/patches/series"
 }
 
@@ -427,15 +431,12 @@ SPARSE=$T_CACHE/tools/sparse/usr/bin/sparse
 ensure_sparse() {
 	local d=$CACHE/work/tools/sparse
 	[ -x "$d/usr/bin/sparse" ] && return 0
-	local a=$CACHE/apt-sid
-	mkdir -p "$a/lists/partial" "$d"
-	echo "deb $(archive_uri) sid main" >"$a/sources.list"
-	local o=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o Dir::State::Lists="$a/lists" -o APT::Get::List-Cleanup=0)
+	local debs=$CACHE/work/debs
 	log "fetching sparse from Debian unstable"
-	apt-get "${o[@]}" update -qq >&2
-	(cd "$a" && rm -f sparse_*.deb && apt-get "${o[@]}" download sparse >&2)
-	dpkg-deb -x "$a"/sparse_*.deb "$d"
+	rm -f "$debs"/sparse_*.deb
+	apt_download sid "$debs" sparse
+	mkdir -p "$d"
+	dpkg-deb -x "$debs"/sparse_*.deb "$d"
 	in_tree sh /onenode/cache/src/linux/scripts/checker-valid.sh "$SPARSE" -m64 | grep -qx 1 ||
 		die "sparse from unstable does not pass the kernel's checker-valid.sh"
 }
