@@ -4,11 +4,11 @@
  */
 
 #include <linux/export.h>
+#include <linux/minmax.h>
 #include <linux/module.h>
 #include <linux/string.h>
 
 #include <drm/drm_compute.h>
-#include <drm/drm_print.h>
 #include <uapi/drm/drm_compute.h>
 
 /**
@@ -35,19 +35,6 @@
  * device that runs every compute uapi in a VM.
  */
 
-static bool drm_compute_caps_input_valid(const struct drm_compute_caps *caps)
-{
-	unsigned int i;
-
-	if (caps->flags || caps->version || caps->features || caps->vram_size ||
-	    caps->vram_bar_size || caps->max_queues || caps->num_priorities)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(caps->reserved); i++)
-		if (caps->reserved[i])
-			return false;
-	return true;
-}
-
 /**
  * drm_compute_caps_fill - fill a capability report from a driver's description
  * @info: the device, as its driver describes it
@@ -65,7 +52,8 @@ static bool drm_compute_caps_input_valid(const struct drm_compute_caps *caps)
 int drm_compute_caps_fill(const struct drm_compute_dev_info *info,
 			  struct drm_compute_caps *caps)
 {
-	if (!drm_compute_caps_input_valid(caps))
+	/* The whole structure, so that a field added later is covered too. */
+	if (memchr_inv(caps, 0, sizeof(*caps)))
 		return -EINVAL;
 
 	caps->version = DRM_COMPUTE_CAPS_VERSION;

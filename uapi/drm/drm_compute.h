@@ -57,28 +57,39 @@ extern "C" {
 /**
  * struct drm_compute_caps - versioned capability report of a compute device.
  *
- * Userspace zeroes the structure and issues the driver's CAPS ioctl; the
- * kernel fills every "out" field. A feature bit is set only when the driver
- * implements that part of the uapi on this device, so userspace needs no
- * list of drivers.
+ * Userspace zeroes the whole structure and issues the driver's CAPS ioctl;
+ * the kernel fills every "out" field. Every field is zero on input: a
+ * non-zero @flags, a non-zero reserved word, and also a non-zero "out"
+ * field (which would be a value from an earlier call, or garbage) fail
+ * with -EINVAL and leave the structure as userspace passed it. The rule
+ * keeps every field free for a later "in" meaning. A feature bit is set
+ * only when the driver implements that part of the uapi on this device, so
+ * userspace needs no list of drivers.
  */
 struct drm_compute_caps {
 	/** @flags: in, no flag is defined yet: must be zero. */
 	__u32 flags;
-	/** @version: out, the layout the kernel filled, %DRM_COMPUTE_CAPS_VERSION. */
+	/**
+	 * @version: out (zero on input), the layout the kernel filled,
+	 * %DRM_COMPUTE_CAPS_VERSION.
+	 */
 	__u32 version;
-	/** @features: out, DRM_COMPUTE_FEATURE_* bits. */
+	/** @features: out (zero on input), DRM_COMPUTE_FEATURE_* bits. */
 	__u64 features;
-	/** @vram_size: out, bytes of device memory (0 for none). */
+	/** @vram_size: out (zero on input), bytes of device memory (0 for none). */
 	__u64 vram_size;
 	/**
-	 * @vram_bar_size: out, bytes of device memory that a peer device can
-	 * reach through a PCI BAR; an upper bound for peer-to-peer placement.
+	 * @vram_bar_size: out (zero on input), bytes of device memory that a
+	 * peer device can reach through a PCI BAR; an upper bound for
+	 * peer-to-peer placement.
 	 */
 	__u64 vram_bar_size;
-	/** @max_queues: out, user queues one file may create. */
+	/** @max_queues: out (zero on input), user queues one file may create. */
 	__u32 max_queues;
-	/** @num_priorities: out, queue priority levels (0 when no user queues). */
+	/**
+	 * @num_priorities: out (zero on input), queue priority levels (0 when
+	 * no user queues).
+	 */
 	__u32 num_priorities;
 	/** @reserved: in must be zero, out zero; room for later fields. */
 	__u64 reserved[6];

@@ -28,8 +28,8 @@ extern "C" {
 /**
  * DRM_IOCTL_VCOMPUTE_CAPS - query &struct drm_compute_caps.
  *
- * Fails with -EINVAL when &drm_compute_caps.flags or a reserved field is
- * not zero.
+ * Fails with -EINVAL when any field of &struct drm_compute_caps is not zero
+ * on input (see its rules); the structure is then left unchanged.
  */
 #define DRM_IOCTL_VCOMPUTE_CAPS \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_VCOMPUTE_CAPS, struct drm_compute_caps)

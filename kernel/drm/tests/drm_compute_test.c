@@ -6,6 +6,8 @@
  */
 
 #include <kunit/test.h>
+#include <linux/stddef.h>
+#include <linux/string.h>
 
 #include <drm/drm_compute.h>
 #include <uapi/drm/drm_compute.h>
@@ -63,43 +65,64 @@ static void drm_compute_caps_bar_clamped_to_vram(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, caps.vram_bar_size, info.vram_size);
 }
 
-struct caps_invalid_case {
+/* One case per field of the argument, reserved words included. */
+struct caps_field {
 	const char *name;
-	void (*poison)(struct drm_compute_caps *caps);
+	size_t offset;
+	size_t size;
 };
 
-static void poison_flags(struct drm_compute_caps *c) { c->flags = 1; }
-static void poison_version(struct drm_compute_caps *c) { c->version = 1; }
-static void poison_features(struct drm_compute_caps *c) { c->features = 1; }
-static void poison_queues(struct drm_compute_caps *c) { c->max_queues = 1; }
-static void poison_reserved0(struct drm_compute_caps *c) { c->reserved[0] = 1; }
-static void poison_reserved_last(struct drm_compute_caps *c)
-{
-	c->reserved[ARRAY_SIZE(c->reserved) - 1] = 1ULL << 63;
-}
+#define CAPS_OFF(f) offsetof(struct drm_compute_caps, f)
+#define CAPS_SIZE(f) sizeof_field(struct drm_compute_caps, f)
 
-static const struct caps_invalid_case caps_invalid_cases[] = {
-	{ "flags", poison_flags },
-	{ "version", poison_version },
-	{ "features", poison_features },
-	{ "max_queues", poison_queues },
-	{ "reserved[0]", poison_reserved0 },
-	{ "reserved[last]", poison_reserved_last },
+static const struct caps_field caps_fields[] = {
+	{ "flags", CAPS_OFF(flags), CAPS_SIZE(flags) },
+	{ "version", CAPS_OFF(version), CAPS_SIZE(version) },
+	{ "features", CAPS_OFF(features), CAPS_SIZE(features) },
+	{ "vram_size", CAPS_OFF(vram_size), CAPS_SIZE(vram_size) },
+	{ "vram_bar_size", CAPS_OFF(vram_bar_size), CAPS_SIZE(vram_bar_size) },
+	{ "max_queues", CAPS_OFF(max_queues), CAPS_SIZE(max_queues) },
+	{ "num_priorities", CAPS_OFF(num_priorities), CAPS_SIZE(num_priorities) },
+	{ "reserved[0]", CAPS_OFF(reserved[0]), CAPS_SIZE(reserved[0]) },
+	{ "reserved[1]", CAPS_OFF(reserved[1]), CAPS_SIZE(reserved[1]) },
+	{ "reserved[2]", CAPS_OFF(reserved[2]), CAPS_SIZE(reserved[2]) },
+	{ "reserved[3]", CAPS_OFF(reserved[3]), CAPS_SIZE(reserved[3]) },
+	{ "reserved[4]", CAPS_OFF(reserved[4]), CAPS_SIZE(reserved[4]) },
+	{ "reserved[5]", CAPS_OFF(reserved[5]), CAPS_SIZE(reserved[5]) },
 };
 
-static void caps_invalid_desc(const struct caps_invalid_case *t, char *desc)
+static void caps_field_desc(const struct caps_field *t, char *desc)
 {
 	strscpy(desc, t->name, KUNIT_PARAM_DESC_SIZE);
 }
 
-KUNIT_ARRAY_PARAM(caps_invalid, caps_invalid_cases, caps_invalid_desc);
+KUNIT_ARRAY_PARAM(caps_field, caps_fields, caps_field_desc);
+
+/* The table above must name every byte of the structure exactly once. */
+static void drm_compute_caps_fields_cover_struct(struct kunit *test)
+{
+	size_t next = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(caps_fields); i++) {
+		KUNIT_EXPECT_EQ_MSG(test, caps_fields[i].offset, next, "%s",
+				    caps_fields[i].name);
+		next = caps_fields[i].offset + caps_fields[i].size;
+	}
+	KUNIT_EXPECT_EQ(test, next, sizeof(struct drm_compute_caps));
+}
 
 static void drm_compute_caps_rejects_nonzero_input(struct kunit *test)
 {
-	const struct caps_invalid_case *t = test->param_value;
+	const struct caps_field *t = test->param_value;
 	struct drm_compute_caps caps = {}, before;
 
-	t->poison(&caps);
+	/*
+	 * The field's most significant byte (little and big endian alike
+	 * hold it at one end): a check that truncates the field misses it.
+	 */
+	((u8 *)&caps)[t->offset + (IS_ENABLED(CONFIG_CPU_BIG_ENDIAN) ?
+				   0 : t->size - 1)] = 0x80;
 	before = caps;
 	KUNIT_EXPECT_EQ(test, drm_compute_caps_fill(&full_info, &caps), -EINVAL);
 	/* A rejected call leaves the argument as it was. */
@@ -111,7 +134,8 @@ static struct kunit_case drm_compute_caps_tests[] = {
 	KUNIT_CASE(drm_compute_caps_drops_unknown_features),
 	KUNIT_CASE(drm_compute_caps_queues_need_userq),
 	KUNIT_CASE(drm_compute_caps_bar_clamped_to_vram),
-	KUNIT_CASE_PARAM(drm_compute_caps_rejects_nonzero_input, caps_invalid_gen_params),
+	KUNIT_CASE(drm_compute_caps_fields_cover_struct),
+	KUNIT_CASE_PARAM(drm_compute_caps_rejects_nonzero_input, caps_field_gen_params),
 	{}
 };
 
