@@ -5,7 +5,7 @@
 out=$1
 shift
 cd /onenode/repo || exit 1
-export ONENODE_IN_VM=1 ONENODE_BUILD=/onenode/cache/build/user
+export ONENODE_BUILD=/onenode/cache/build/user
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	# Leaks flavor: forget what boot leaked into the report before CMD runs.
 	echo clear >/sys/kernel/debug/kmemleak
