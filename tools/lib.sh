@@ -128,10 +128,10 @@ apt_download() {
 	mkdir -p "$a/lists/partial" "$dir"
 	echo "deb $(archive_uri) $suite main" >"$a/sources.list"
 	mkdir -p "$a/cache/archives/partial"
-	local o=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	local opts=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" -o APT::Get::List-Cleanup=0)
-	apt-get "${o[@]}" update -qq >&2
-	(cd "$dir" && apt-get "${o[@]}" download "$pkg" >&2)
+	apt-get "${opts[@]}" update -qq >&2
+	(cd "$dir" && apt-get "${opts[@]}" download "$pkg" >&2)
 }
 
 # fetch_kernel: linux-source-7.3 from trixie-backports, through a private apt
@@ -224,7 +224,8 @@ flavor_fragments() {
 # build_kernel FLAVOR: configure (when a fragment changed) and build bzImage.
 # Runs inside the tree; ccache and O= keep rebuilds short.
 build_kernel() {
-	local flavor=$1 o=$T_CACHE/build/$flavor frags want
+	local flavor=$1 frags want
+	local o=$T_CACHE/build/$flavor
 	frags=$(flavor_fragments "$flavor")
 	# Reconfigure when a fragment changes, and when a Kconfig file does (ours,
 	# or upstream's through the patch series).
