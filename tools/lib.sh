@@ -165,6 +165,7 @@ prepare_kernel() {
 	host_install patch
 	fetch_kernel
 	local pristine=$CACHE/work/src/linux-$KVER.pristine want have
+	# shellcheck disable=SC2046 # the series lists file names, one per line
 	want=$( (cd "$ONENODE_SRC/kernel/patches" && cat series $(grep -v '^#' series)) | sha256sum | cut -c1-16)
 	have=$(cat "$KSRC.series" 2>/dev/null || true)
 	if [ "$want" != "$have" ] || [ ! -f "$KSRC/Makefile" ]; then
@@ -432,6 +433,20 @@ check_style() {
 	done <"$ONENODE_SRC/kernel/patches/series"
 }
 
+# check_shell: shellcheck (warnings and errors) on every shell script of the
+# project, the driver and its library included.
+shell_scripts() {
+	(cd "$ONENODE_SRC" && find . -path ./.git -prune -o -type f \( -name '*.sh' -o -path ./onenode \
+		-o -path ./.ci/run -o -path ./tools/guest/udevd \) -print | sed 's|^\./||' | sort)
+}
+check_shell() {
+	local f out
+	for f in $(shell_scripts); do
+		out=$(in_tree shellcheck -x -S warning "$f" 2>&1 || true)
+		result_of "shellcheck/$f" "$out"
+	done
+}
+
 # compile_objects: every object the project adds or changes (its .c files and
 # the .c files its patches touch), compiled with W=1 and sparse (C=2).
 compile_objects() {
@@ -483,6 +498,7 @@ cmd_check() {
 	ensure_tree
 	cmd_build --kernel
 	check_style
+	check_shell
 	check_compile debug
 	summarize
 }
@@ -559,6 +575,7 @@ cmd_test() {
 
 	log "checkpatch --strict and W=1 + sparse on the project's kernel objects"
 	check_style
+	check_shell
 	check_compile debug
 
 	if [ $vm = 1 ]; then

@@ -88,7 +88,7 @@ start_holder() {
 
 dump() {
 	rm -f "$img"/*
-	criu dump -t "$pid" --shell-job -D "$img" --libdir "$libdir" -v4 -o dump.log "$@"
+	criu dump -t "$pid" --shell-job -D "$img" --libdir "$libdir" -v4 -o dump.log
 }
 
 restore() {

@@ -22,7 +22,7 @@ echo "== vk-nic-ingest --rdma mlx5_0"
 /tmp/vkp2p/vk-nic-ingest --rdma mlx5_0 --local-producer; echo "rc=$?"
 echo "== vk-nic-ingest --netdev lo"; /tmp/vkp2p/vk-nic-ingest --netdev lo --local-producer --packets 1024; echo "rc=$?"
 echo "== NICs: $(ls /sys/class/net 2>/dev/null) / $(ls /sys/class/infiniband 2>/dev/null)"
-for n in $(ls /sys/class/net); do /tmp/vkp2p/vk-nic-ingest --netdev $n --local-producer --packets 64 | grep -A1 '^support'; done
+for n in /sys/class/net/*; do /tmp/vkp2p/vk-nic-ingest --netdev "${n##*/}" --local-producer --packets 64 | grep -A1 '^support'; done
 echo "== vkp2p-bench"
 /tmp/vkp2p/vkp2p-bench --size 1024 --passes 20 --calls 1000; echo "rc=$?"
 echo "== vkp2p-bench (second run, same settings)"

@@ -4,7 +4,8 @@
 # must fail a VM run is reported, one line each.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-CACHE=/nonexistent T_CACHE=/nonexistent T_REPO=/nonexistent ONENODE_SRC=$here/../..
+# lib.sh reads these; none of the functions used here touches them.
+export CACHE=/nonexistent T_CACHE=/nonexistent T_REPO=/nonexistent ONENODE_SRC=$here/../..
 # shellcheck source=../lib.sh
 . "$here/../lib.sh"
 fail=0
