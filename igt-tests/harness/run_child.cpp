@@ -273,8 +273,13 @@ ChildResult run_child(const std::vector<std::string> &argv, const ChildOptions &
 		add(err ? err->read.get() : -1);
 		add(reaped ? -1 : pidfd.get());
 		int ready = poll(fds, n, static_cast<int>(std::min<long long>(left.count(), 60'000)));
-		if (ready < 0 && errno != EINTR)
-			fail(errno, "poll");
+		if (ready < 0 && errno != EINTR) {
+			int e = errno;
+			kill(-pid, SIGKILL);
+			if (!reaped)
+				waitpid(pid, nullptr, 0);
+			fail(e, "poll");
+		}
 		for (nfds_t i = 0; ready > 0 && i < n; i++) {
 			if (!fds[i].revents)
 				continue;
