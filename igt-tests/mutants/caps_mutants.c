@@ -4,9 +4,9 @@
  *
  * caps_mutants: an LD_PRELOAD library that makes a correct vcompute look
  * broken to DRM_IOCTL_VCOMPUTE_CAPS callers, one way at a time
- * (ONENODE_CAPS_MUTANT=name). check_mutants.py runs vcompute_caps under
- * each and requires the subtests meant to catch that bug to fail: proof
- * that the IGT test can fail, without a broken kernel.
+ * (ONENODE_CAPS_MUTANT=name). igt-tests/harness/check_mutants runs
+ * vcompute_caps under each and requires the subtests meant to catch that
+ * bug to fail: proof that the IGT test can fail, without a broken kernel.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

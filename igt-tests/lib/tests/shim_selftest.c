@@ -2,10 +2,10 @@
 /*
  * Copyright 2026 The onenode authors
  *
- * An IGT program with known outcomes, run by check_shim.py: passing,
- * failing, skipping, dynamic, grouped and forking subtests, and fixtures
- * that skip or fail (selected with --fixture-skip, --fixture-fail and
- * --group-fail, which also exercise igt_main_args).
+ * An IGT program with known outcomes, run by igt-tests/harness/check_shim:
+ * passing, failing, skipping, dynamic, grouped and forking subtests, and
+ * fixtures that skip or fail (selected with --fixture-skip, --fixture-fail
+ * and --group-fail, which also exercise igt_main_args).
  */
 
 #include <errno.h>

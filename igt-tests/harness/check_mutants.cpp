@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * check_mutants VCOMPUTE_CAPS CAPS_MUTANTS_SO: runs vcompute_caps under
+ * each mutant of caps_mutants.so (LD_PRELOAD, ONENODE_CAPS_MUTANT=name) and
+ * requires the subtests meant to catch it to fail. Exit status: 0 when
+ * every mutant is caught, 1 when one survives, 77 when the vcompute render
+ * node is absent, 2 on a usage error.
+ *
+ * The test's own output is echoed behind "| " so that result parsers do not
+ * count its (expected) FAIL lines as failures of this run.
+ */
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <format>
+#include <iostream>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "igt_output.h"
+#include "run_child.h"
+
+using namespace onenode::harness;
+
+namespace {
+
+struct Mutant {
+	std::string name;
+	std::vector<std::string> args;
+	std::vector<std::string> must_fail;	// results that must be FAIL
+};
+
+std::vector<std::string> reserved()
+{
+	std::vector<std::string> r;
+	for (int i = 0; i < 6; i++)
+		r.push_back(std::format("reserved-{}", i));
+	return r;
+}
+
+std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string> &b)
+{
+	a.insert(a.end(), b.begin(), b.end());
+	return a;
+}
+
+const std::vector<Mutant> mutants = {
+	{"accept-input", {"--run-subtest", "invalid-*"},
+	 std::vector<std::string>{"invalid-flags", "invalid-fields", "flags", "version", "features",
+				  "vram-size", "vram-bar-size", "max-queues", "num-priorities"} +
+		 reserved()},
+	{"write-on-reject", {"--run-subtest", "invalid-fields", "--dynamic-subtest", "reserved-*"},
+	 std::vector<std::string>{"invalid-fields"} + reserved()},
+	{"overrun", {"--run-subtest", "old-userspace"}, {"old-userspace", "size-0", "size-4", "size-48"}},
+	{"unknown-feature", {"--run-subtest", "basic"}, {"basic"}},
+	{"bar-exceeds-vram", {"--run-subtest", "basic"}, {"basic"}},
+	{"dirty-reserved", {"--run-subtest", "basic"}, {"basic"}},
+	{"flaky", {"--run-subtest", "race-separate-fds"}, {"race-separate-fds"}},
+};
+
+// A line starting "(Dynamic subtest|Subtest) NAME: (SUCCESS|FAIL|SKIP)".
+bool result_line(std::string_view s, std::string &name, std::string &verdict)
+{
+	if (s.starts_with("Dynamic subtest "))
+		s.remove_prefix(16);
+	else if (s.starts_with("Subtest "))
+		s.remove_prefix(8);
+	else
+		return false;
+	size_t end = s.find_first_of(" \t\n\r\f\v");
+	if (end == std::string_view::npos || end < 2 || s[end - 1] != ':' || s[end] != ' ')
+		return false;
+	std::string_view v = s.substr(end + 1);
+	for (std::string_view want : {"SUCCESS", "FAIL", "SKIP"}) {
+		if (v.starts_with(want)) {
+			name = s.substr(0, end - 1);
+			verdict = want;
+			return true;
+		}
+	}
+	return false;
+}
+
+int check_mutants(const std::string &test, const std::string &lib)
+{
+	const char *asan = std::getenv("ASAN_OPTIONS");
+	std::vector<std::string> survivors;
+	for (const auto &m : mutants) {
+		std::vector<std::string> argv{test};
+		argv.insert(argv.end(), m.args.begin(), m.args.end());
+		const ChildResult r = run_child(argv, {
+			.env = {{"ONENODE_CAPS_MUTANT", m.name},
+				{"LD_PRELOAD", lib},
+				// The ASan runtime would insist on coming first.
+				{"ASAN_OPTIONS", std::string(asan ? asan : "") + ":verify_asan_link_order=0"}},
+			.merge_stderr = true,
+			.timeout = std::chrono::seconds(300),
+		});
+		const std::vector<std::string> lines = lines_of(r.out);
+		for (const auto &line : lines)
+			std::cout << "| " << line << '\n';
+		if (r.exited_with(77)) {
+			std::cout << "vcompute render node absent: skipping\n";
+			return 77;
+		}
+		std::map<std::string, std::string> results;	// the last result of each name
+		for (const auto &line : lines) {
+			std::string name, verdict;
+			if (result_line(line, name, verdict))
+				results[name] = verdict;
+		}
+		std::vector<std::string> missed;
+		for (const auto &want : m.must_fail) {
+			auto it = results.find(want);
+			if (it == results.end() || it->second != "FAIL")
+				missed.push_back(want);
+		}
+		const bool caught = r.exited_with(98) && missed.empty();
+		std::cout << std::format("mutant {}: {} ({}{})\n", m.name, caught ? "caught" : "SURVIVED", r.status(),
+					 missed.empty() ? "" : ", not failed: " + join(missed));
+		if (!caught)
+			survivors.push_back(m.name);
+	}
+	if (!survivors.empty()) {
+		std::cout << "surviving mutants: " << join(survivors) << '\n';
+		return 1;
+	}
+	std::cout << "all " << mutants.size() << " mutants caught\n";
+	return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		std::cerr << "usage: check_mutants VCOMPUTE_CAPS CAPS_MUTANTS_SO\n";
+		return 2;
+	}
+	try {
+		return check_mutants(argv[1], std::filesystem::absolute(argv[2]).string());
+	} catch (const std::exception &e) {
+		std::cout.flush();
+		std::cerr << "check_mutants: " << e.what() << '\n';
+		return 1;
+	}
+}
