@@ -593,12 +593,12 @@ cmd_test() {
 			else
 				result FAIL "vm-$flavor/vcompute-probed"
 			fi
-			exit_agrees "vm-$flavor/batch-exit" "$vmrc" "$mark"
 			if [ -s "$out/splats.txt" ] || [ -s "$out/kmemleak.txt" ] || [ ! -f "$out/rc" ]; then
 				result FAIL "vm-$flavor/kernel-log-clean"
 			else
 				result PASS "vm-$flavor/kernel-log-clean"
 			fi
+			exit_agrees "vm-$flavor/batch-exit" "$vmrc" "$mark"
 			rm -rf "$CACHE/work/vm/test-$flavor"
 			cp -r "$out" "$CACHE/work/vm/test-$flavor"
 			[ $vmrc = 0 ] || log "VM batch exited $vmrc (details: $CACHE/work/vm/test-$flavor)"
