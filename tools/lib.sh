@@ -304,7 +304,7 @@ build_user() {
 }
 
 # Kernel log lines that fail a VM run, whatever CMD returned.
-SPLAT_RE='WARNING:|BUG:|KASAN:|UBSAN:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lockdep is turned off|unreferenced object|kmemleak:.*leak|Call Trace:|^(\[[ 0-9.]*\] )?\s*not ok '
+SPLAT_RE='WARNING:|BUG:|KASAN:|UBSAN:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lockdep is turned off|unreferenced object|kmemleak: [0-9]+ new suspected memory leak|Call Trace:|^(\[[ 0-9.]*\] )?\s*not ok '
 
 # Console lines not worth showing on the terminal (they stay in console.txt):
 # the kernel log, the decompressor's early console, and boot noise.
