@@ -435,9 +435,16 @@ check_style() {
 
 # check_shell: shellcheck (warnings and errors) on every shell script of the
 # project, the driver and its library included.
+# Files git ignores (scratch copies, build output) are not the project's.
 shell_scripts() {
-	(cd "$ONENODE_SRC" && find . -path ./.git -prune -o -type f \( -name '*.sh' -o -path ./onenode \
-		-o -path ./.ci/run -o -path ./tools/guest/udevd \) -print | sed 's|^\./||' | sort)
+	(
+		cd "$ONENODE_SRC" || exit
+		if git rev-parse --git-dir >/dev/null 2>&1; then
+			git ls-files --cached --others --exclude-standard
+		else
+			find . -path ./.git -prune -o -type f -print | sed 's|^\./||'
+		fi | grep -E '(\.sh|^onenode|^\.ci/run|^tools/guest/udevd)$' | sort
+	)
 }
 check_shell() {
 	local f out
