@@ -222,7 +222,8 @@ flavor_fragments() {
 	esac
 }
 
-# build_kernel FLAVOR: configure (when a fragment changed) and build bzImage.
+# build_kernel FLAVOR: configure (when a fragment or a Kconfig file changed)
+# and build bzImage.
 # Runs inside the tree; ccache and O= keep rebuilds short.
 build_kernel() {
 	local flavor=$1 frags want
@@ -230,7 +231,7 @@ build_kernel() {
 	frags=$(flavor_fragments "$flavor")
 	# Reconfigure when a fragment changes, and when a Kconfig file does (ours,
 	# or upstream's through the patch series).
-	want=$( { cat $frags; find "$ONENODE_SRC/kernel/drm" -name Kconfig | sort | xargs cat;
+	want=$( { cat $frags; find "$ONENODE_SRC/kernel/drm" -name Kconfig | sort | xargs -r cat;
 		cat "$ONENODE_SRC"/kernel/patches/*.patch; } | sha256sum | cut -c1-16)
 	local tfrags=${frags//$ONENODE_SRC/$T_REPO}
 	in_tree bash -euc '
