@@ -62,29 +62,6 @@ const std::vector<Mutant> mutants = {
 	{"flaky", {"--run-subtest", "race-separate-fds"}, {"race-separate-fds"}},
 };
 
-// A line starting "(Dynamic subtest|Subtest) NAME: (SUCCESS|FAIL|SKIP)".
-bool result_line(std::string_view s, std::string &name, std::string &verdict)
-{
-	if (s.starts_with("Dynamic subtest "))
-		s.remove_prefix(16);
-	else if (s.starts_with("Subtest "))
-		s.remove_prefix(8);
-	else
-		return false;
-	size_t end = s.find_first_of(" \t\n\r\f\v");
-	if (end == std::string_view::npos || end < 2 || s[end - 1] != ':' || s[end] != ' ')
-		return false;
-	std::string_view v = s.substr(end + 1);
-	for (std::string_view want : {"SUCCESS", "FAIL", "SKIP"}) {
-		if (v.starts_with(want)) {
-			name = s.substr(0, end - 1);
-			verdict = want;
-			return true;
-		}
-	}
-	return false;
-}
-
 int check_mutants(const std::string &test, const std::string &lib)
 {
 	const char *asan = std::getenv("ASAN_OPTIONS");
@@ -109,9 +86,10 @@ int check_mutants(const std::string &test, const std::string &lib)
 		}
 		std::map<std::string, std::string> results;	// the last result of each name
 		for (const auto &line : lines) {
-			std::string name, verdict;
-			if (result_line(line, name, verdict))
-				results[name] = verdict;
+			Result res;
+			std::string_view rest;
+			if (parse_result(line, res, rest))
+				results[res.name] = res.verdict;
 		}
 		std::vector<std::string> missed;
 		for (const auto &want : m.must_fail) {

@@ -22,14 +22,6 @@ using namespace onenode::harness;
 
 namespace {
 
-// One result line: "Subtest NAME: VERDICT (S.MMMs)" or "Dynamic subtest ...".
-struct Result {
-	bool dynamic;
-	std::string name;
-	std::string verdict;
-	bool operator==(const Result &) const = default;
-};
-
 using Results = std::vector<Result>;
 
 Result sub(std::string name, std::string verdict)
@@ -50,76 +42,30 @@ std::string to_string(const Results &rs)
 	return "[" + join(items) + "]";
 }
 
-bool is_name_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '-';
-}
-
 bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
-// Takes [A-Za-z0-9_-]+ off the front of S into NAME.
-bool take_name(std::string_view &s, std::string &name)
-{
-	size_t n = 0;
-	while (n < s.size() && is_name_char(s[n]))
-		n++;
-	if (n == 0)
-		return false;
-	name = s.substr(0, n);
-	s.remove_prefix(n);
-	return true;
-}
-
-bool take(std::string_view &s, std::string_view prefix)
-{
-	if (!s.starts_with(prefix))
-		return false;
-	s.remove_prefix(prefix.size());
-	return true;
-}
-
-// The whole line is "(Dynamic subtest|Subtest) NAME: (SUCCESS|FAIL|SKIP) (D+.DDDs)".
+// A whole result line as the shim prints it, time included: what
+// parse_result() reads, then " (D+.DDDs)".
 bool result_line(std::string_view s, Result &r)
 {
-	if (take(s, "Dynamic subtest "))
-		r.dynamic = true;
-	else if (take(s, "Subtest "))
-		r.dynamic = false;
-	else
+	if (!parse_result(s, r, s))
 		return false;
-	if (!take_name(s, r.name) || !take(s, ": "))
+	if (!s.starts_with(" ("))
 		return false;
-	bool verdict = false;
-	for (std::string_view v : {"SUCCESS", "FAIL", "SKIP"}) {
-		if (take(s, v)) {
-			r.verdict = v;
-			verdict = true;
-			break;
-		}
-	}
-	if (!verdict || !take(s, " ("))
-		return false;
+	s.remove_prefix(2);
 	size_t n = 0;
 	while (n < s.size() && is_digit(s[n]))
 		n++;
 	if (n == 0)
 		return false;
 	s.remove_prefix(n);
-	if (!take(s, ".") || s.size() != 5)
+	if (!s.starts_with(".") || s.size() != 6)
 		return false;
+	s.remove_prefix(1);
 	return is_digit(s[0]) && is_digit(s[1]) && is_digit(s[2]) && s.substr(3) == "s)";
-}
-
-// The whole line is "Starting (dynamic subtest|subtest): NAME".
-bool starting_line(std::string_view s, std::string &name)
-{
-	if (!take(s, "Starting dynamic subtest: ") && !take(s, "Starting subtest: "))
-		return false;
-	return take_name(s, name) && s.empty();
 }
 
 class Checker {
@@ -174,7 +120,7 @@ private:
 		for (const auto &line : lines_of(stdout_text)) {
 			std::string n;
 			Result r;
-			if (starting_line(line, n)) {
+			if (parse_starting(line, n)) {
 				started.push_back(n);
 			} else if (result_line(line, r)) {
 				out.push_back(r);

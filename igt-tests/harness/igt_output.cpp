@@ -28,7 +28,61 @@ bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+bool is_name_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
+	       c == '-';
+}
+
+// Takes [A-Za-z0-9_-]+ off the front of S into NAME.
+bool take_name(std::string_view &s, std::string &name)
+{
+	size_t n = 0;
+	while (n < s.size() && is_name_char(s[n]))
+		n++;
+	if (n == 0)
+		return false;
+	name = s.substr(0, n);
+	s.remove_prefix(n);
+	return true;
+}
+
+bool take(std::string_view &s, std::string_view prefix)
+{
+	if (!s.starts_with(prefix))
+		return false;
+	s.remove_prefix(prefix.size());
+	return true;
+}
+
 } // namespace
+
+bool parse_result(std::string_view s, Result &r, std::string_view &rest)
+{
+	if (take(s, "Dynamic subtest "))
+		r.dynamic = true;
+	else if (take(s, "Subtest "))
+		r.dynamic = false;
+	else
+		return false;
+	if (!take_name(s, r.name) || !take(s, ": "))
+		return false;
+	for (std::string_view v : {"SUCCESS", "FAIL", "SKIP"}) {
+		if (take(s, v)) {
+			r.verdict = v;
+			rest = s;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool parse_starting(std::string_view s, std::string &name)
+{
+	if (!take(s, "Starting dynamic subtest: ") && !take(s, "Starting subtest: "))
+		return false;
+	return take_name(s, name) && s.empty();
+}
 
 bool is_location(std::string_view loc, std::string_view file_suffix)
 {

@@ -21,6 +21,22 @@ struct Described {
 	std::vector<std::string> text;
 };
 
+// One result line: "Subtest NAME: VERDICT (S.MMMs)" or "Dynamic subtest ...".
+struct Result {
+	bool dynamic;
+	std::string name;	// [A-Za-z0-9_-]+, as IGT allows
+	std::string verdict;	// SUCCESS, FAIL or SKIP
+	bool operator==(const Result &) const = default;
+};
+
+// Reads "(Dynamic subtest|Subtest) NAME: VERDICT" off the front of LINE into
+// R and leaves in REST what follows the verdict (" (0.001s)" from IGT).
+// False when LINE does not start that way.
+bool parse_result(std::string_view line, Result &r, std::string_view &rest);
+
+// The whole line is "Starting (dynamic subtest|subtest): NAME".
+bool parse_starting(std::string_view line, std::string &name);
+
 // Every "SUB" block of --describe output, in order.
 std::vector<Described> describe_blocks(const std::string &out);
 
