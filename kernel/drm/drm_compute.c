@@ -4,69 +4,249 @@
  */
 
 #include <linux/export.h>
-#include <linux/minmax.h>
 #include <linux/module.h>
-#include <linux/string.h>
+#include <linux/slab.h>
+
+#include <kunit/visibility.h>
 
 #include <drm/drm_compute.h>
-#include <uapi/drm/drm_compute.h>
+#include <drm/drm_device.h>
+#include <drm/drm_print.h>
+
+#include "drm_compute_internal.h"
 
 /**
- * DOC: DRM compute helpers
+ * DOC: Overview
  *
  * The DRM compute helpers hold the vendor-neutral part of GPU compute on a
  * render node: what a compute stack needs from the kernel beyond GEM and
- * command submission, without a separate device file. A driver describes its
- * device once (&struct drm_compute_dev_info), wires the helpers into its own
- * ioctl table and supplies the hardware operations; the helpers own the uapi
- * rules (input validation, versioning, what is reported) so that every
- * driver behaves the same and one userspace library serves them all.
+ * command submission, without a separate device file. They own the uapi of
+ * include/uapi/drm/drm_compute.h: every rule about input (validation,
+ * versioning, what is reported), the per-file objects and their lifetime,
+ * the user-queue state machine with its fences, sync-object signals and
+ * hang detection. A driver owns the hardware: it allocates buffers, keeps
+ * page tables and runs queues, through &struct drm_compute_ops.
  *
- * The contract with drivers:
+ * The contract with a driver:
  *
- * - the argument structures are those of include/uapi/drm/drm_compute.h, in
- *   the driver's own command range (DRM_COMMAND_BASE + n);
- * - a driver's ioctl handler calls the helper and returns its result
- *   unchanged; the helper never sleeps on driver locks;
- * - feature bits are derived from what the driver declares, never from the
- *   driver's name.
+ * - embed &struct drm_compute_device in the device and call
+ *   drm_compute_device_init() with a &struct drm_compute_dev_info and the
+ *   ops before registering the DRM device; drm_compute_device_fini() after
+ *   the last file is closed;
+ * - embed &struct drm_compute_file in the per-file data; call
+ *   drm_compute_file_init() at open and drm_compute_file_fini() at
+ *   postclose;
+ * - wire the ioctls with DRM_COMPUTE_DEFINE_IOCTLS() and DRM_COMPUTE_IOCTLS()
+ *   at the base its uapi header publishes; each handler returns the
+ *   helper's result unchanged;
+ * - report queue events with drm_compute_userq_fence() and
+ *   drm_compute_userq_fault().
  *
- * Users today: the amdgpu render node and vcompute, the virtual compute
- * device that runs every compute uapi in a VM.
+ * Feature bits follow from the ops a driver implements
+ * (drm_compute_features()), never from the driver's name or a hand-set
+ * constant: a driver that lacks a mandatory callback of a feature does not
+ * report it, and that feature's ioctls fail with -EOPNOTSUPP.
+ *
+ * The objects live one per file: drm_compute_query.c (the query),
+ * drm_compute_bo.c (buffers), drm_compute_vm.c (GPU VMs, and binding on
+ * drm_gpuvm), drm_compute_userq.c (user queues).
+ *
+ * Users today: vcompute, the virtual compute device that runs every
+ * compute uapi in a VM, and the amdgpu render node.
  */
 
 /**
- * drm_compute_caps_fill - fill a capability report from a driver's description
- * @info: the device, as its driver describes it
- * @caps: the ioctl argument, as copied in from userspace
+ * DOC: Locking
  *
- * Validates @caps as input (every field must be zero: there is no input flag
- * yet, and out fields must not carry garbage that a later version could take
- * as a request), then fills it. The report is kept consistent whatever the
- * driver declared: unknown feature bits are dropped, queue limits are
- * reported only with %DRM_COMPUTE_FEATURE_USERQ, and the BAR-reachable size
- * never exceeds the device memory size.
+ * From outermost to innermost:
  *
- * Returns: 0 on success, -EINVAL on invalid input.
+ * - &drm_compute_file.lock serializes creation and destruction of a file's
+ *   VMs and queues; it is never held while waiting on a queue;
+ * - &drm_compute_userq.ctl_lock serializes control of one queue (suspend,
+ *   resume, stop, hang reset); the driver's suspend and stop run under it;
+ * - &drm_compute_device.userq_lock protects the device's list of queues
+ *   (for hang detection); taken under &drm_compute_file.lock; unplug takes
+ *   each queue's ctl_lock inside it, so it is never taken with a ctl_lock
+ *   held;
+ * - &drm_compute_userq.lock (spinlock) protects a queue's status, fence
+ *   value and pending signals; the driver's engine reports through it.
+ *
+ * Lookups by id (xa_load() under RCU, then kref_get_unless_zero()) take no
+ * lock; an object found that way stays valid until its reference is put.
  */
-int drm_compute_caps_fill(const struct drm_compute_dev_info *info,
-			  struct drm_compute_caps *caps)
-{
-	/* The whole structure, so that a field added later is covered too. */
-	if (memchr_inv(caps, 0, sizeof(*caps)))
-		return -EINVAL;
 
-	caps->version = DRM_COMPUTE_CAPS_VERSION;
-	caps->features = info->features & DRM_COMPUTE_FEATURES_KNOWN;
-	caps->vram_size = info->vram_size;
-	caps->vram_bar_size = min(info->vram_bar_size, info->vram_size);
-	if (caps->features & DRM_COMPUTE_FEATURE_USERQ) {
-		caps->max_queues = info->max_queues;
-		caps->num_priorities = info->num_priorities;
-	}
+/**
+ * drm_compute_features - feature bits a table of driver ops supports
+ * @ops: the driver's operations
+ *
+ * Returns: DRM_COMPUTE_FEATURE_* bits whose mandatory callbacks are all set.
+ */
+u64 drm_compute_features(const struct drm_compute_ops *ops)
+{
+	u64 features = 0;
+
+	if (ops->bo_create && ops->vm_create && ops->vm_free && ops->vm_bind &&
+	    ops->userq_create && ops->userq_start && ops->userq_stop &&
+	    ops->userq_free && ops->userq_suspend && ops->userq_resume &&
+	    ops->userq_hw_state)
+		features |= DRM_COMPUTE_FEATURE_USERQ;
+	return features;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_features);
+
+/**
+ * drm_compute_info_check - whether a driver's description is consistent
+ * @info: the description
+ * @features: the features its ops support
+ *
+ * Returns: 0, or -EINVAL with the reason logged by the caller.
+ */
+int drm_compute_info_check(const struct drm_compute_dev_info *info,
+			   u64 features)
+{
+	if (info->vram_bar_size > info->vram_size)
+		return -EINVAL;
+	if (!(features & DRM_COMPUTE_FEATURE_USERQ))
+		return 0;
+	if (!info->placements || info->placements & ~DRM_COMPUTE_PLACEMENTS_KNOWN)
+		return -EINVAL;
+	if ((info->placements & DRM_COMPUTE_PLACEMENT_VRAM) && !info->vram_size)
+		return -EINVAL;
+	if (!is_power_of_2(info->page_size) || info->page_size < PAGE_SIZE)
+		return -EINVAL;
+	if (info->va_start >= info->va_end ||
+	    !IS_ALIGNED(info->va_start | info->va_end, info->page_size))
+		return -EINVAL;
+	if (!info->max_vms || !info->max_queues || !info->num_cus ||
+	    !info->num_priorities || info->num_priorities > 16 ||
+	    info->priority_default >= info->num_priorities ||
+	    info->priority_privileged > info->num_priorities ||
+	    info->priority_privileged <= info->priority_default)
+		return -EINVAL;
+	if (!info->queue_formats || !info->doorbell_size ||
+	    !is_power_of_2(info->ring_size_min) ||
+	    !is_power_of_2(info->ring_size_max) ||
+	    info->ring_size_min > info->ring_size_max)
+		return -EINVAL;
+	if (info->userq_caps & ~DRM_COMPUTE_USERQ_CAPS_KNOWN)
+		return -EINVAL;
 	return 0;
 }
-EXPORT_SYMBOL(drm_compute_caps_fill);
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_info_check);
+
+/**
+ * drm_compute_device_init - set up the compute state of a device
+ * @cdev: the state, embedded in the driver's device
+ * @drm: the DRM device
+ * @info: what the device is; copied
+ * @ops: the driver's operations; must outlive @cdev
+ *
+ * Derives the feature bits from @ops and checks that @info gives every
+ * limit those features need.
+ *
+ * Returns: 0, or -EINVAL when @info is inconsistent (logged).
+ */
+int drm_compute_device_init(struct drm_compute_device *cdev,
+			    struct drm_device *drm,
+			    const struct drm_compute_dev_info *info,
+			    const struct drm_compute_ops *ops)
+{
+	u64 features = drm_compute_features(ops);
+	int ret;
+
+	if ((info->userq_caps & DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP) &&
+	    !ops->userq_wake)
+		features &= ~DRM_COMPUTE_FEATURE_USERQ;
+	ret = drm_compute_info_check(info, features);
+	if (ret) {
+		drm_err(drm, "compute: inconsistent device description\n");
+		return ret;
+	}
+
+	cdev->drm = drm;
+	cdev->ops = ops;
+	cdev->info = *info;
+	cdev->features = features;
+	mutex_init(&cdev->userq_lock);
+	INIT_LIST_HEAD(&cdev->userqs);
+	INIT_DELAYED_WORK(&cdev->watchdog, drm_compute_watchdog_work);
+	return 0;
+}
+EXPORT_SYMBOL(drm_compute_device_init);
+
+/**
+ * drm_compute_device_fini - tear down the compute state of a device
+ * @cdev: the state
+ *
+ * Call after the last file of the device was closed.
+ */
+void drm_compute_device_fini(struct drm_compute_device *cdev)
+{
+	cancel_delayed_work_sync(&cdev->watchdog);
+	drm_WARN_ON(cdev->drm, !list_empty(&cdev->userqs));
+	mutex_destroy(&cdev->userq_lock);
+}
+EXPORT_SYMBOL(drm_compute_device_fini);
+
+/**
+ * drm_compute_file_init - set up the compute state of an open file
+ * @cfile: the state, embedded in the driver's per-file data
+ * @cdev: the device
+ * @file: the DRM file
+ */
+void drm_compute_file_init(struct drm_compute_file *cfile,
+			   struct drm_compute_device *cdev,
+			   struct drm_file *file)
+{
+	cfile->cdev = cdev;
+	cfile->file = file;
+	mutex_init(&cfile->lock);
+	xa_init_flags(&cfile->vms, XA_FLAGS_ALLOC1);
+	xa_init_flags(&cfile->queues, XA_FLAGS_ALLOC1);
+}
+EXPORT_SYMBOL(drm_compute_file_init);
+
+/**
+ * drm_compute_file_fini - tear down the compute state of a closing file
+ * @cfile: the state
+ *
+ * Stops and releases every queue of the file, then every VM; a queue
+ * still executing is stopped first, so no work outlives its file.
+ */
+void drm_compute_file_fini(struct drm_compute_file *cfile)
+{
+	struct drm_compute_userq *q;
+	struct drm_compute_vm *vm;
+	unsigned long id;
+
+	mutex_lock(&cfile->lock);
+	xa_for_each(&cfile->queues, id, q) {
+		xa_erase(&cfile->queues, id);
+		drm_compute_userq_remove(q, -ECANCELED);
+	}
+	xa_for_each(&cfile->vms, id, vm) {
+		xa_erase(&cfile->vms, id);
+		drm_compute_vm_put(vm);
+	}
+	mutex_unlock(&cfile->lock);
+	xa_destroy(&cfile->queues);
+	xa_destroy(&cfile->vms);
+	mutex_destroy(&cfile->lock);
+}
+EXPORT_SYMBOL(drm_compute_file_fini);
+
+/**
+ * drm_compute_args_zero - whether a byte range of an argument is all zero
+ * @args: the argument
+ * @offset: first byte
+ * @size: bytes
+ *
+ * For the uapi rule that padding, reserved and out fields are zero on input.
+ */
+bool drm_compute_args_zero(const void *args, size_t offset, size_t size)
+{
+	return !memchr_inv((const u8 *)args + offset, 0, size);
+}
 
 MODULE_DESCRIPTION("DRM compute helpers");
 MODULE_LICENSE("Dual MIT/GPL");

@@ -18,29 +18,99 @@ extern "C" {
  *
  * Structures shared by every DRM driver that implements GPU compute on its
  * render node through the DRM compute helpers (drivers/gpu/drm/drm_compute*.c).
- * A driver exposes each operation as an ioctl in its own command range
- * (for example &DRM_IOCTL_VCOMPUTE_CAPS or DRM_IOCTL_AMDGPU_COMPUTE_CAPS);
- * the argument structures, their rules and their semantics are the same
- * everywhere, so one userspace library serves every driver.
+ *
+ * Each operation has one offset, defined once below (DRM_COMPUTE_OP_*). A
+ * driver reserves %DRM_COMPUTE_OP_MAX commands of its own command range
+ * starting at a base it publishes in its uapi header (vcompute:
+ * %DRM_VCOMPUTE_COMPUTE_BASE, amdgpu: DRM_AMDGPU_COMPUTE_BASE) and exposes
+ * operation N as ioctl number DRM_COMMAND_BASE + base + N. The
+ * DRM_COMPUTE_IOCTL_*() macros build the request numbers from a base, so
+ * userspace needs only {driver name, base} per driver and never copies a
+ * number by hand. The argument structures, their rules and their semantics
+ * are the same on every driver, because the helper implements them.
+ *
+ * What a device can do is learnt from %DRM_COMPUTE_OP_QUERY, never from the
+ * driver's name: %DRM_COMPUTE_QUERY_DEVICE reports feature bits, and each
+ * feature brings its own query id.
  *
  * Rules that hold for every structure in this file:
  *
  * - pointers travel as __u64;
  * - every padding, reserved field and unknown flag bit must be zero on input,
- *   or the ioctl fails with -EINVAL;
- * - structures only grow at their end; the DRM core zero-extends a shorter
- *   structure from older userspace and truncates the copy-out to the size
- *   userspace passed, and the kernel reports the layout it filled through
- *   a version field.
+ *   or the ioctl fails with -EINVAL; so must every "out" field of an
+ *   argument that is both read and written;
+ * - a rejected call changes nothing, neither in the kernel nor in the
+ *   argument (the DRM core copies the argument back whatever the result);
+ * - structures only grow at their end, and every later input is gated by a
+ *   new flag bit that an older kernel rejects;
+ * - objects are per file: a handle, VM id or queue id of another file is
+ *   unknown (-ENOENT) here, whatever its number.
  */
 
-/**
- * DRM_COMPUTE_CAPS_VERSION - layout version of &struct drm_compute_caps
- * filled by this kernel.
+/*
+ * Operation offsets within a driver's compute command range. 0x0c..0x1f
+ * are reserved for SVM, NIC export and checkpoint/restore.
  */
-#define DRM_COMPUTE_CAPS_VERSION	1
+/** DRM_COMPUTE_OP_QUERY - offset of the query operation (&struct drm_compute_query). */
+#define DRM_COMPUTE_OP_QUERY		0x00
+/** DRM_COMPUTE_OP_BO_CREATE - offset of &struct drm_compute_bo_create. */
+#define DRM_COMPUTE_OP_BO_CREATE	0x01
+/** DRM_COMPUTE_OP_BO_MMAP - offset of &struct drm_compute_bo_mmap. */
+#define DRM_COMPUTE_OP_BO_MMAP		0x02
+/** DRM_COMPUTE_OP_VM_CREATE - offset of &struct drm_compute_vm_create. */
+#define DRM_COMPUTE_OP_VM_CREATE	0x03
+/** DRM_COMPUTE_OP_VM_DESTROY - offset of &struct drm_compute_vm_destroy. */
+#define DRM_COMPUTE_OP_VM_DESTROY	0x04
+/** DRM_COMPUTE_OP_VM_BIND - offset of &struct drm_compute_vm_bind. */
+#define DRM_COMPUTE_OP_VM_BIND		0x05
+/** DRM_COMPUTE_OP_USERQ_CREATE - offset of &struct drm_compute_userq_create. */
+#define DRM_COMPUTE_OP_USERQ_CREATE	0x06
+/** DRM_COMPUTE_OP_USERQ_DESTROY - offset of &struct drm_compute_userq_destroy. */
+#define DRM_COMPUTE_OP_USERQ_DESTROY	0x07
+/** DRM_COMPUTE_OP_USERQ_CONTROL - offset of &struct drm_compute_userq_control. */
+#define DRM_COMPUTE_OP_USERQ_CONTROL	0x08
+/** DRM_COMPUTE_OP_USERQ_STATE - offset of &struct drm_compute_userq_state. */
+#define DRM_COMPUTE_OP_USERQ_STATE	0x09
+/** DRM_COMPUTE_OP_USERQ_WAIT - offset of &struct drm_compute_userq_wait. */
+#define DRM_COMPUTE_OP_USERQ_WAIT	0x0a
+/** DRM_COMPUTE_OP_USERQ_SIGNAL - offset of &struct drm_compute_userq_signal. */
+#define DRM_COMPUTE_OP_USERQ_SIGNAL	0x0b
+/** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
+#define DRM_COMPUTE_OP_COUNT		0x0c
+/** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
+#define DRM_COMPUTE_OP_MAX		0x20
 
-/** DRM_COMPUTE_FEATURE_USERQ - compute user queues on the render node. */
+/* Request numbers, from a driver's base. */
+#define DRM_COMPUTE_IOCTL_QUERY(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_QUERY, struct drm_compute_query)
+#define DRM_COMPUTE_IOCTL_BO_CREATE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_CREATE, struct drm_compute_bo_create)
+#define DRM_COMPUTE_IOCTL_BO_MMAP(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_MMAP, struct drm_compute_bo_mmap)
+#define DRM_COMPUTE_IOCTL_VM_CREATE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_CREATE, struct drm_compute_vm_create)
+#define DRM_COMPUTE_IOCTL_VM_DESTROY(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_DESTROY, struct drm_compute_vm_destroy)
+#define DRM_COMPUTE_IOCTL_VM_BIND(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_BIND, struct drm_compute_vm_bind)
+#define DRM_COMPUTE_IOCTL_USERQ_CREATE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CREATE, struct drm_compute_userq_create)
+#define DRM_COMPUTE_IOCTL_USERQ_DESTROY(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_DESTROY, struct drm_compute_userq_destroy)
+#define DRM_COMPUTE_IOCTL_USERQ_CONTROL(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CONTROL, struct drm_compute_userq_control)
+#define DRM_COMPUTE_IOCTL_USERQ_STATE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_STATE, struct drm_compute_userq_state)
+#define DRM_COMPUTE_IOCTL_USERQ_WAIT(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_WAIT, struct drm_compute_userq_wait)
+#define DRM_COMPUTE_IOCTL_USERQ_SIGNAL(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_SIGNAL, struct drm_compute_userq_signal)
+
+/* ------------------------------------------------------------------------
+ * Query
+ */
+
+/** DRM_COMPUTE_FEATURE_USERQ - buffers, GPU VMs and compute user queues. */
 #define DRM_COMPUTE_FEATURE_USERQ	_BITULL(0)
 /** DRM_COMPUTE_FEATURE_SVM - shared virtual memory through HMM. */
 #define DRM_COMPUTE_FEATURE_SVM		_BITULL(1)
@@ -55,44 +125,570 @@ extern "C" {
 					 DRM_COMPUTE_FEATURE_CRIU)
 
 /**
- * struct drm_compute_caps - versioned capability report of a compute device.
- *
- * Userspace zeroes the whole structure and issues the driver's CAPS ioctl;
- * the kernel fills every "out" field. Every field is zero on input: a
- * non-zero @flags, a non-zero reserved word, and also a non-zero "out"
- * field (which would be a value from an earlier call, or garbage) fail
- * with -EINVAL and leave the structure as userspace passed it. The rule
- * keeps every field free for a later "in" meaning. A feature bit is set
- * only when the driver implements that part of the uapi on this device, so
- * userspace needs no list of drivers.
+ * DRM_COMPUTE_QUERY_DEVICE - &struct drm_compute_query_device; every
+ * device answers it.
  */
-struct drm_compute_caps {
-	/** @flags: in, no flag is defined yet: must be zero. */
-	__u32 flags;
-	/**
-	 * @version: out (zero on input), the layout the kernel filled,
-	 * %DRM_COMPUTE_CAPS_VERSION.
-	 */
-	__u32 version;
-	/** @features: out (zero on input), DRM_COMPUTE_FEATURE_* bits. */
+#define DRM_COMPUTE_QUERY_DEVICE	0
+/**
+ * DRM_COMPUTE_QUERY_USERQ - &struct drm_compute_query_userq; answered
+ * where %DRM_COMPUTE_FEATURE_USERQ is reported, -EOPNOTSUPP elsewhere.
+ */
+#define DRM_COMPUTE_QUERY_USERQ		1
+/** DRM_COMPUTE_QUERY_COUNT - number of query ids defined so far. */
+#define DRM_COMPUTE_QUERY_COUNT		2
+
+/**
+ * struct drm_compute_query - read one report of the device (xe style).
+ *
+ * With @size 0 the kernel only sets @size to the size of its report and
+ * writes nothing else. Otherwise it copies min(@size, its size) bytes of
+ * the report to @data and sets @size to the number of bytes copied, so
+ * older userspace (a shorter structure) reads the leading fields it knows
+ * and newer userspace learns from @size how much an older kernel filled.
+ * Reports only grow at their end.
+ *
+ * Errors: -EINVAL for an unknown @query, a non-zero @pad or @reserved, or a
+ * zero @data with a non-zero @size; -EOPNOTSUPP for a query the device
+ * does not answer (its feature is absent); -EFAULT when @data is not
+ * writable.
+ */
+struct drm_compute_query {
+	/** @query: in, DRM_COMPUTE_QUERY_*. */
+	__u32 query;
+	/** @size: in/out, bytes at @data; see above. */
+	__u32 size;
+	/** @data: in, user pointer the report is written to. */
+	__u64 data;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+	/** @reserved: in, must be zero. */
+	__u32 reserved;
+};
+
+/** DRM_COMPUTE_PLACEMENT_VRAM - device memory. */
+#define DRM_COMPUTE_PLACEMENT_VRAM	_BITULL(0)
+/** DRM_COMPUTE_PLACEMENT_SYSTEM - system memory the device reaches. */
+#define DRM_COMPUTE_PLACEMENT_SYSTEM	_BITULL(1)
+
+/**
+ * struct drm_compute_query_device - what the device is (%DRM_COMPUTE_QUERY_DEVICE).
+ *
+ * A feature bit is set only when the driver implements that part of the
+ * uapi on this device, so userspace needs no list of drivers.
+ */
+struct drm_compute_query_device {
+	/** @features: DRM_COMPUTE_FEATURE_* bits. */
 	__u64 features;
-	/** @vram_size: out (zero on input), bytes of device memory (0 for none). */
+	/** @vram_size: bytes of device memory (0 for none). */
 	__u64 vram_size;
 	/**
-	 * @vram_bar_size: out (zero on input), bytes of device memory that a
-	 * peer device can reach through a PCI BAR; an upper bound for
+	 * @vram_bar_size: bytes of device memory that a peer device can reach
+	 * through a PCI BAR; never more than @vram_size; an upper bound for
 	 * peer-to-peer placement.
 	 */
 	__u64 vram_bar_size;
-	/** @max_queues: out (zero on input), user queues one file may create. */
+	/**
+	 * @placements: DRM_COMPUTE_PLACEMENT_* bits that
+	 * &struct drm_compute_bo_create accepts (0 without
+	 * %DRM_COMPUTE_FEATURE_USERQ).
+	 */
+	__u64 placements;
+	/**
+	 * @va_start: lowest GPU virtual address &struct drm_compute_vm_bind
+	 * accepts (0 without %DRM_COMPUTE_FEATURE_USERQ).
+	 */
+	__u64 va_start;
+	/**
+	 * @va_end: end (exclusive) of the GPU virtual address range
+	 * &struct drm_compute_vm_bind accepts.
+	 */
+	__u64 va_end;
+	/**
+	 * @page_size: GPU page size in bytes: the alignment of every address,
+	 * offset and size in &struct drm_compute_vm_bind and of buffer sizes.
+	 */
+	__u32 page_size;
+	/** @pad: zero. */
+	__u32 pad;
+};
+
+/**
+ * DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP - the device may go idle and set
+ * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP in a queue's doorbell page; userspace
+ * then wakes it with %DRM_COMPUTE_USERQ_OP_WAKE (see
+ * &struct drm_compute_doorbell).
+ */
+#define DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP	_BITULL(0)
+/**
+ * DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY - the device reads a queue's write
+ * pointer from memory (&drm_compute_userq_create.wptr_va, AMD's MQD
+ * wptr address) as well as from the doorbell; userspace stores it in both
+ * places, memory first.
+ */
+#define DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY	_BITULL(1)
+
+/** DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE - vcompute packets (vcompute_drm.h). */
+#define DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE	1
+/** DRM_COMPUTE_QUEUE_FORMAT_AMD_AQL - AMD AQL packets, as under /dev/kfd. */
+#define DRM_COMPUTE_QUEUE_FORMAT_AMD_AQL	2
+/** DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4 - AMD PM4 compute packets. */
+#define DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4	3
+
+/**
+ * struct drm_compute_query_userq - user-queue limits (%DRM_COMPUTE_QUERY_USERQ).
+ */
+struct drm_compute_query_userq {
+	/** @caps: DRM_COMPUTE_USERQ_CAP_* bits. */
+	__u64 caps;
+	/** @max_queues: user queues one file may have at once. */
 	__u32 max_queues;
 	/**
-	 * @num_priorities: out (zero on input), queue priority levels (0 when
-	 * no user queues).
+	 * @num_priorities: priority levels; &drm_compute_userq_create.priority
+	 * runs from 0 (lowest) to @num_priorities - 1, with the meaning of
+	 * KFD's queue priority (0..15).
 	 */
 	__u32 num_priorities;
-	/** @reserved: in must be zero, out zero; room for later fields. */
-	__u64 reserved[6];
+	/** @priority_default: the level a normal queue should use. */
+	__u32 priority_default;
+	/**
+	 * @priority_privileged: the lowest level that needs CAP_SYS_NICE (or
+	 * DRM master); equal to @num_priorities when none does.
+	 */
+	__u32 priority_privileged;
+	/**
+	 * @num_cus: compute units; the width of the CU mask of
+	 * &struct drm_compute_userq_create.
+	 */
+	__u32 num_cus;
+	/** @queue_formats: bit (1 << DRM_COMPUTE_QUEUE_FORMAT_*) per format. */
+	__u32 queue_formats;
+	/** @ring_size_min: smallest ring in bytes (a power of two). */
+	__u64 ring_size_min;
+	/** @ring_size_max: largest ring in bytes (a power of two). */
+	__u64 ring_size_max;
+	/**
+	 * @ctx_save_size: bytes the context save area of a queue needs; 0
+	 * when the device saves queue context elsewhere.
+	 */
+	__u64 ctx_save_size;
+	/** @doorbell_size: bytes to mmap() at a queue's doorbell offset. */
+	__u32 doorbell_size;
+	/**
+	 * @hang_timeout_ms: a queue with pending work that makes no progress
+	 * for this long is reset (%DRM_COMPUTE_USERQ_STATUS_HUNG); 0 when hang
+	 * detection is off. Read when the query runs; it can change.
+	 */
+	__u32 hang_timeout_ms;
+};
+
+/* ------------------------------------------------------------------------
+ * Buffers
+ */
+
+/**
+ * struct drm_compute_bo_create - allocate a buffer object.
+ *
+ * The buffer is zeroed. Errors: -EINVAL for a zero or unaligned @size
+ * (see &drm_compute_query_device.page_size), not exactly one known
+ * placement bit, a placement the device lacks, unknown @flags, non-zero
+ * @pad or out fields; -ENOSPC when device memory is exhausted; -ENOMEM.
+ */
+struct drm_compute_bo_create {
+	/** @size: in, bytes, a multiple of the GPU page size. */
+	__u64 size;
+	/** @placement: in, exactly one DRM_COMPUTE_PLACEMENT_* bit. */
+	__u64 placement;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/** @handle: out (zero on input), GEM handle of the new buffer. */
+	__u32 handle;
+};
+
+/**
+ * struct drm_compute_bo_mmap - the fake offset to mmap() a buffer at.
+ *
+ * Errors: -ENOENT for an unknown handle; -EINVAL for non-zero @pad or
+ * @offset.
+ */
+struct drm_compute_bo_mmap {
+	/** @handle: in, GEM handle. */
+	__u32 handle;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+	/** @offset: out (zero on input), the offset for mmap() on this fd. */
+	__u64 offset;
+};
+
+/* ------------------------------------------------------------------------
+ * GPU virtual memory
+ */
+
+/**
+ * struct drm_compute_vm_create - create a GPU virtual address space.
+ *
+ * Errors: -EINVAL for unknown @flags or a non-zero @vm_id or @pad;
+ * -ENOSPC when the file has as many VMs as the driver allows.
+ */
+struct drm_compute_vm_create {
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/** @vm_id: out (zero on input), the VM's id in this file (never 0). */
+	__u32 vm_id;
+};
+
+/**
+ * struct drm_compute_vm_destroy - destroy a GPU VM and its mappings.
+ *
+ * Errors: -ENOENT for an unknown @vm_id; -EBUSY while a user queue of this
+ * file runs on the VM; -EINVAL for a non-zero @pad.
+ */
+struct drm_compute_vm_destroy {
+	/** @vm_id: in. */
+	__u32 vm_id;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+};
+
+/** DRM_COMPUTE_VM_BIND_OP_MAP - map @handle's pages at [va, va + range). */
+#define DRM_COMPUTE_VM_BIND_OP_MAP	1
+/** DRM_COMPUTE_VM_BIND_OP_UNMAP - unmap whatever lies in [va, va + range). */
+#define DRM_COMPUTE_VM_BIND_OP_UNMAP	2
+
+/** DRM_COMPUTE_VM_BIND_READONLY - the GPU may not write the mapping. */
+#define DRM_COMPUTE_VM_BIND_READONLY	_BITULL(0)
+/** DRM_COMPUTE_VM_BIND_NOEXEC - the GPU may not fetch queue packets from it. */
+#define DRM_COMPUTE_VM_BIND_NOEXEC	_BITULL(1)
+
+/**
+ * struct drm_compute_vm_bind - map or unmap a buffer range in a GPU VM.
+ *
+ * Synchronous: when the ioctl returns, the GPU sees the new mapping, and
+ * an unmapped range is no longer reachable by any queue (a queue that
+ * touches it afterwards faults, %DRM_COMPUTE_FAULT_UNMAPPED).
+ *
+ * MAP: @va, @range and @bo_offset are multiples of the GPU page size,
+ * @range is not zero, [@va, @va + @range) lies inside
+ * [&drm_compute_query_device.va_start, va_end) and is entirely unmapped,
+ * and [@bo_offset, @bo_offset + @range) lies inside the buffer. The
+ * mapping holds a reference on the buffer until it is unmapped.
+ *
+ * UNMAP: @handle, @bo_offset and @flags are zero; @va and @range as for
+ * MAP, except that the range may hold any number of mappings (or none);
+ * mappings that straddle its ends are split and keep their outer parts.
+ *
+ * Errors: -EINVAL for any rule above broken (nothing is changed); -ENOENT
+ * for an unknown @vm_id or @handle; -EOPNOTSUPP for a buffer the device
+ * cannot map (an imported dma-buf of another device); -ENOMEM.
+ */
+struct drm_compute_vm_bind {
+	/** @vm_id: in, the VM. */
+	__u32 vm_id;
+	/** @op: in, DRM_COMPUTE_VM_BIND_OP_*. */
+	__u32 op;
+	/** @flags: in, DRM_COMPUTE_VM_BIND_* bits (MAP only). */
+	__u64 flags;
+	/** @handle: in, the buffer (MAP), zero (UNMAP). */
+	__u32 handle;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+	/** @bo_offset: in, offset into the buffer (MAP), zero (UNMAP). */
+	__u64 bo_offset;
+	/** @va: in, GPU virtual address. */
+	__u64 va;
+	/** @range: in, bytes. */
+	__u64 range;
+};
+
+/* ------------------------------------------------------------------------
+ * User queues
+ */
+
+/**
+ * DRM_COMPUTE_DOORBELL_NEED_WAKEUP - set by the kernel in
+ * &drm_compute_doorbell.flags when the device stopped watching the
+ * doorbell.
+ */
+#define DRM_COMPUTE_DOORBELL_NEED_WAKEUP	_BITUL(0)
+
+/**
+ * struct drm_compute_doorbell - a queue's doorbell.
+ *
+ * Userspace maps &drm_compute_userq_create.doorbell_offset (read/write,
+ * &drm_compute_query_userq.doorbell_size bytes), finds the doorbell at
+ * &drm_compute_userq_create.doorbell_pos and submits work without a system
+ * call: it writes packets into the ring, then stores the new write pointer
+ * to @wptr. @flags exists only on devices that report
+ * %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP; elsewhere a doorbell is the 8-byte
+ * @wptr alone and the next 8 bytes may be another queue's doorbell. The protocol is io_uring's SQPOLL one: after storing
+ * @wptr, userspace issues a full memory barrier and reads @flags; when
+ * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP is set, it calls the USERQ_CONTROL
+ * ioctl with %DRM_COMPUTE_USERQ_OP_WAKE. The kernel sets the flag, issues a
+ * full barrier and reads @wptr once more before it stops watching, so a
+ * write pointer stored before the flag became visible is never missed.
+ * Devices without %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP never set the flag.
+ */
+struct drm_compute_doorbell {
+	/**
+	 * @wptr: written by userspace: the ring's write pointer in bytes,
+	 * counting up from 0 without wrapping (the ring offset is @wptr
+	 * modulo the ring size); it never runs ahead of the read pointer by
+	 * more than the ring size.
+	 */
+	__u64 wptr;
+	/** @flags: written by the kernel, DRM_COMPUTE_DOORBELL_* bits. */
+	__u32 flags;
+	/** @pad: zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_compute_userq_create - create a compute user queue.
+ *
+ * The queue fetches packets (in the device's format, @format) from the ring
+ * at @ring_va through the GPU VM @vm_id, and writes its read pointer, in
+ * the units of &drm_compute_doorbell.wptr, to the 8 bytes at @rptr_va after
+ * each packet. Work starts when userspace advances the doorbell's write
+ * pointer.
+ *
+ * Errors: -ENOENT for an unknown @vm_id; -EINVAL for an unknown @format,
+ * unknown @flags, a @priority at or past the device's number of levels, a
+ * ring size that is not a power of two within the device's limits, a
+ * misaligned or zero @ring_va (ring-size alignment) or @rptr_va (8 bytes),
+ * a @wptr_va that is zero or misaligned where the device reads the write
+ * pointer from memory or non-zero where it does not, a context save area
+ * missing, misaligned (page) or smaller than
+ * &drm_compute_query_userq.ctx_save_size where the device needs one (or
+ * given where it needs none), a CU mask whose @cu_mask_count is not a
+ * multiple of 32 or is larger than the device's CU count rounded up to 32,
+ * which sets a bit past the last CU or which enables no CU, non-zero @pad
+ * or out fields; -EFAULT for an unreadable @cu_mask_ptr; -EACCES for a
+ * privileged priority without CAP_SYS_NICE; -ENOSPC when the file has
+ * &drm_compute_query_userq.max_queues queues.
+ */
+struct drm_compute_userq_create {
+	/** @vm_id: in, the GPU VM the queue runs in. */
+	__u32 vm_id;
+	/** @format: in, DRM_COMPUTE_QUEUE_FORMAT_*, one the device reports. */
+	__u32 format;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/**
+	 * @priority: in, 0 (lowest) to &drm_compute_query_userq.num_priorities
+	 * - 1, KFD's meaning.
+	 */
+	__u32 priority;
+	/**
+	 * @cu_mask_ptr: in, user pointer to @cu_mask_count / 32 __u32 words;
+	 * bit n of word n / 32 enables CU n for the queue's work (KFD's and
+	 * AMD's CU mask). Ignored when @cu_mask_count is 0.
+	 */
+	__u64 cu_mask_ptr;
+	/** @cu_mask_count: in, bits in the mask; 0 enables every CU. */
+	__u32 cu_mask_count;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+	/** @ring_va: in, GPU VA of the ring, aligned to @ring_size. */
+	__u64 ring_va;
+	/** @ring_size: in, bytes, a power of two. */
+	__u64 ring_size;
+	/** @rptr_va: in, GPU VA of the 8-byte read pointer the queue writes. */
+	__u64 rptr_va;
+	/**
+	 * @wptr_va: in, GPU VA of the 8-byte write pointer the device reads,
+	 * where it reports %DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY; must be 0
+	 * elsewhere.
+	 */
+	__u64 wptr_va;
+	/**
+	 * @ctx_save_va: in, GPU VA of the context save area (the CWSR area on
+	 * AMD): where the device saves the queue's context when it is
+	 * suspended; 0 where the device needs none.
+	 */
+	__u64 ctx_save_va;
+	/** @ctx_save_size: in, bytes of the context save area. */
+	__u64 ctx_save_size;
+	/** @queue_id: out (zero on input), the queue's id in this file (never 0). */
+	__u32 queue_id;
+	/**
+	 * @doorbell_pos: out (zero on input), byte offset of the queue's
+	 * &struct drm_compute_doorbell in the page at @doorbell_offset (a
+	 * device may keep several queues' doorbells in one page).
+	 */
+	__u32 doorbell_pos;
+	/**
+	 * @doorbell_offset: out (zero on input), the offset for mmap() on this
+	 * fd of the page holding the queue's doorbell
+	 * (&drm_compute_query_userq.doorbell_size bytes, read/write).
+	 */
+	__u64 doorbell_offset;
+};
+
+/**
+ * struct drm_compute_userq_destroy - destroy a user queue.
+ *
+ * The queue stops at once (work in flight is abandoned), waiters on its
+ * fence return -ECANCELED, syncobj points still pending on it are added in
+ * the error state, and its doorbell mapping stops being a doorbell.
+ *
+ * Errors: -ENOENT for an unknown @queue_id; -EINVAL for a non-zero @pad.
+ */
+struct drm_compute_userq_destroy {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+};
+
+/**
+ * DRM_COMPUTE_USERQ_OP_SUSPEND - stop the queue at a point it can resume
+ * from, saving its context (to the context save area where it has one);
+ * when the ioctl returns the queue touches no memory. Fails with -EINVAL
+ * on a queue that is already suspended or dead.
+ */
+#define DRM_COMPUTE_USERQ_OP_SUSPEND	1
+/**
+ * DRM_COMPUTE_USERQ_OP_RESUME - continue a suspended queue from its saved
+ * context. Fails with -EINVAL on a queue that is not suspended.
+ */
+#define DRM_COMPUTE_USERQ_OP_RESUME	2
+/**
+ * DRM_COMPUTE_USERQ_OP_WAKE - make the device look at the doorbell again
+ * after it set %DRM_COMPUTE_DOORBELL_NEED_WAKEUP; harmless at any time.
+ */
+#define DRM_COMPUTE_USERQ_OP_WAKE	3
+
+/**
+ * struct drm_compute_userq_control - suspend, resume or wake a queue.
+ *
+ * Errors: -ENOENT for an unknown @queue_id; -EINVAL for an unknown @op, a
+ * non-zero @flags or @pad, or an @op the queue's state forbids; -EIO for
+ * a dead queue (faulted, hung or lost).
+ */
+struct drm_compute_userq_control {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @op: in, DRM_COMPUTE_USERQ_OP_*. */
+	__u32 op;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+};
+
+/** DRM_COMPUTE_USERQ_STATUS_IDLE - no pending work (rptr == wptr). */
+#define DRM_COMPUTE_USERQ_STATUS_IDLE		1
+/** DRM_COMPUTE_USERQ_STATUS_RUNNING - pending work being executed. */
+#define DRM_COMPUTE_USERQ_STATUS_RUNNING	2
+/** DRM_COMPUTE_USERQ_STATUS_SUSPENDED - stopped by %DRM_COMPUTE_USERQ_OP_SUSPEND. */
+#define DRM_COMPUTE_USERQ_STATUS_SUSPENDED	3
+/** DRM_COMPUTE_USERQ_STATUS_FAULTED - stopped by a fault; see @fault_reason. */
+#define DRM_COMPUTE_USERQ_STATUS_FAULTED	4
+/** DRM_COMPUTE_USERQ_STATUS_HUNG - reset after making no progress. */
+#define DRM_COMPUTE_USERQ_STATUS_HUNG		5
+/** DRM_COMPUTE_USERQ_STATUS_LOST - the device went away (unplug). */
+#define DRM_COMPUTE_USERQ_STATUS_LOST		6
+
+/** DRM_COMPUTE_FAULT_NONE - no fault. */
+#define DRM_COMPUTE_FAULT_NONE		0
+/** DRM_COMPUTE_FAULT_UNMAPPED - an access to an address with no mapping. */
+#define DRM_COMPUTE_FAULT_UNMAPPED	1
+/** DRM_COMPUTE_FAULT_WRITE - a write to a read-only mapping. */
+#define DRM_COMPUTE_FAULT_WRITE		2
+/** DRM_COMPUTE_FAULT_EXEC - a packet fetch from a no-exec mapping. */
+#define DRM_COMPUTE_FAULT_EXEC		3
+/** DRM_COMPUTE_FAULT_ALIGNMENT - a misaligned address, size or packet. */
+#define DRM_COMPUTE_FAULT_ALIGNMENT	4
+/** DRM_COMPUTE_FAULT_PACKET - an invalid packet (opcode, size, field). */
+#define DRM_COMPUTE_FAULT_PACKET	5
+/** DRM_COMPUTE_FAULT_WPTR - a write pointer behind the read pointer or more than a ring ahead. */
+#define DRM_COMPUTE_FAULT_WPTR		6
+/** DRM_COMPUTE_FAULT_TIMEOUT - a wait packet's own timeout expired. */
+#define DRM_COMPUTE_FAULT_TIMEOUT	7
+/** DRM_COMPUTE_FAULT_HANG - reset by hang detection (status HUNG). */
+#define DRM_COMPUTE_FAULT_HANG		8
+/** DRM_COMPUTE_FAULT_LOST - the device went away (status LOST). */
+#define DRM_COMPUTE_FAULT_LOST		9
+
+/**
+ * struct drm_compute_userq_state - read a queue's state.
+ *
+ * Errors: -ENOENT for an unknown @queue_id; -EINVAL for non-zero @pad,
+ * out or reserved fields.
+ */
+struct drm_compute_userq_state {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @status: out (zero on input), DRM_COMPUTE_USERQ_STATUS_*. */
+	__u32 status;
+	/** @rptr: out (zero on input), the read pointer. */
+	__u64 rptr;
+	/** @wptr: out (zero on input), the write pointer last seen. */
+	__u64 wptr;
+	/** @fence: out (zero on input), the value of the last fence the queue wrote. */
+	__u64 fence;
+	/** @fault_va: out (zero on input), the address of a fault, if any. */
+	__u64 fault_va;
+	/** @fault_reason: out (zero on input), DRM_COMPUTE_FAULT_*. */
+	__u32 fault_reason;
+	/** @priority: out (zero on input), the queue's priority. */
+	__u32 priority;
+	/** @reserved: in must be zero, out zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_compute_userq_wait - wait until a queue's fence reaches a value.
+ *
+ * Returns 0 as soon as the last fence value the queue wrote is at least
+ * @value (at once if it already is). Errors: -ETIME when @timeout_nsec
+ * passes first; -EIO when the queue faults, hangs or is lost first;
+ * -ECANCELED when it is destroyed first; -ERESTARTSYS on a signal;
+ * -ENOENT for an unknown @queue_id; -EINVAL for a non-zero @flags or @pad.
+ */
+struct drm_compute_userq_wait {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/** @value: in, the fence value to wait for. */
+	__u64 value;
+	/**
+	 * @timeout_nsec: in, absolute CLOCK_MONOTONIC time in ns, as for
+	 * DRM_IOCTL_SYNCOBJ_WAIT (0 polls once).
+	 */
+	__s64 timeout_nsec;
+};
+
+/**
+ * struct drm_compute_userq_signal - have a sync object signaled when a
+ * queue's fence reaches a value.
+ *
+ * When the queue's fence is (or becomes) at least @value, the kernel adds
+ * an already-signaled fence to the sync object @handle: at timeline point
+ * @point, or as its fence when @point is 0. No fence that waits on
+ * userspace is ever published, as dma-buf.rst demands for long-running
+ * work: a Vulkan or other driver's wait on the point (with
+ * DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT) sleeps until the work is done. If
+ * the queue dies first, the fence added carries -EIO (-ECANCELED when the
+ * queue is destroyed).
+ *
+ * Errors: -ENOENT for an unknown @queue_id or @handle; -EIO for a dead
+ * queue; -ENOSPC when the queue has too many pending signals (1024);
+ * -EINVAL for a non-zero @flags or @pad; -ENOMEM.
+ */
+struct drm_compute_userq_signal {
+	/** @queue_id: in. */
+	__u32 queue_id;
+	/** @handle: in, a sync object of this file. */
+	__u32 handle;
+	/** @value: in, the queue fence value that completes the signal. */
+	__u64 value;
+	/** @point: in, timeline point, or 0 for a binary sync object. */
+	__u64 point;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
+	/** @pad: in, must be zero. */
+	__u32 pad;
 };
 
 #if defined(__cplusplus)

@@ -7,79 +7,131 @@
  * DOC: vcompute, the virtual compute device
  *
  * vcompute is a DRM driver without hardware, kept small in the spirit of
- * vgem: a render node whose compute uapi is implemented through the DRM
- * compute helpers exactly as a hardware driver implements it, with the
- * hardware replaced by software. It exists so that every compute ioctl, its
- * invalid-input handling and its races run end to end in a VM (IGT, CRIU and
- * libvkp2p tests), while amdgpu, which shares the helpers, can only be
- * compiled here.
+ * vgem: a software GPU whose render node carries the DRM compute uapi
+ * through the DRM compute helpers exactly as a hardware driver does, so
+ * that every compute ioctl, its invalid-input handling and its races run
+ * end to end in a VM (IGT, CRIU, libvkp2p, the examples), while amdgpu,
+ * which shares the helpers, can only be compiled here.
  *
- * Today it exposes GEM objects backed by shmem (the generic dumb-buffer and
- * PRIME paths) and the capability query. Its "VRAM" is a size reported by
- * the module parameter ``vram_mib``; no feature bit is set until the uapi
- * behind it is implemented.
+ * Each instance is a faux-bus device "vcompute.N" made from a
+ * &struct vcompute_config; the module creates ``num_devices`` of them at
+ * load and removes them at unload. An instance has:
+ *
+ * - buffers in two placements (vcompute_bo.c): "VRAM", device memory whose
+ *   addresses the driver allocates with the upstream buddy allocator over
+ *   ``vram_mib`` MiB, and system memory backed by shmem; both mmap()able
+ *   and exportable through PRIME;
+ * - GPU VMs on drm_gpuvm with emulated four-level page tables
+ *   (vcompute_vm.c): every access of the engine is translated and checked
+ *   there, so a bad address faults the queue, never the kernel;
+ * - user queues with doorbells (vcompute_userq.c) executed by a packet
+ *   engine thread per device (vcompute_engine.c) that runs the packet
+ *   format of vcompute_drm.h and its built-in kernels (vcompute_packet.c)
+ *   over ``num_cus`` emulated compute units.
+ *
+ * Debugfs (dri/N/): ``vcompute_cu_groups``, the workgroups each compute
+ * unit ran, which shows a queue's CU mask at work.
  */
 
+#include <linux/debugfs.h>
 #include <linux/device/faux.h>
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_debugfs.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
-#include <drm/drm_gem_shmem_helper.h>
+#include <drm/drm_gem.h>
 #include <drm/drm_ioctl.h>
 #include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <uapi/drm/vcompute_drm.h>
+
+#include "vcompute_drv.h"
 
 #define DRIVER_NAME	"vcompute"
 #define DRIVER_DESC	"Virtual compute device"
 #define DRIVER_MAJOR	0
-#define DRIVER_MINOR	1
+#define DRIVER_MINOR	2
+
+#define VCOMPUTE_MAX_DEVICES	8
+
+static unsigned int num_devices = 1;
+module_param(num_devices, uint, 0444);
+MODULE_PARM_DESC(num_devices, "Number of vcompute instances (1-8, default 1)");
 
 static unsigned int vram_mib = 256;
 module_param(vram_mib, uint, 0444);
-MODULE_PARM_DESC(vram_mib, "Size of the emulated device memory in MiB (default 256)");
+MODULE_PARM_DESC(vram_mib, "Size of each instance's emulated device memory in MiB (default 256)");
 
-/**
- * struct vcompute_device - the one virtual compute device
- * @drm: the DRM device
- * @faux_dev: the faux bus device @drm hangs off
- * @info: what the device reports through the DRM compute helpers; set
- *        before drm_dev_register() and read-only afterwards, so it needs
- *        no lock
- */
-struct vcompute_device {
-	struct drm_device drm;
-	struct faux_device *faux_dev;
-	struct drm_compute_dev_info info;
-};
+static unsigned int num_cus = 8;
+module_param(num_cus, uint, 0444);
+MODULE_PARM_DESC(num_cus, "Compute units of each instance (1-64, default 8)");
 
-static struct vcompute_device *vcompute_device;
+static struct vcompute_device *devices[VCOMPUTE_MAX_DEVICES];
 
-static struct vcompute_device *to_vcompute(struct drm_device *drm)
+static struct drm_compute_file *to_cfile(struct drm_file *file)
 {
-	return container_of(drm, struct vcompute_device, drm);
+	return &((struct vcompute_file *)file->driver_priv)->compute;
 }
 
-static int vcompute_caps_ioctl(struct drm_device *drm, void *data,
-			       struct drm_file *file)
-{
-	return drm_compute_caps_fill(&to_vcompute(drm)->info, data);
-}
+DRM_COMPUTE_DEFINE_IOCTLS(vcompute, to_cfile)
 
 static const struct drm_ioctl_desc vcompute_ioctls[] = {
-	DRM_IOCTL_DEF_DRV(VCOMPUTE_CAPS, vcompute_caps_ioctl, DRM_RENDER_ALLOW),
+	DRM_COMPUTE_IOCTLS(DRM_VCOMPUTE_COMPUTE_BASE, vcompute),
 };
+
+static const struct drm_compute_ops vcompute_compute_ops = {
+	.bo_create = vcompute_bo_create_handle,
+	.bo_bindable = vcompute_bo_bindable,
+	.vm_create = vcompute_vm_create,
+	.vm_free = vcompute_vm_free,
+	.vm_bind = vcompute_vm_bind,
+	.userq_create = vcompute_userq_create,
+	.userq_start = vcompute_userq_start,
+	.userq_stop = vcompute_userq_stop,
+	.userq_free = vcompute_userq_free,
+	.userq_suspend = vcompute_userq_suspend,
+	.userq_resume = vcompute_userq_resume,
+	.userq_hw_state = vcompute_userq_hw_state,
+	.userq_wake = vcompute_userq_wake,
+};
+
+static int vcompute_open(struct drm_device *drm, struct drm_file *file)
+{
+	struct vcompute_file *vfile;
+
+	vfile = kzalloc_obj(*vfile);
+	if (!vfile)
+		return -ENOMEM;
+	drm_compute_file_init(&vfile->compute, &to_vcompute(drm)->compute, file);
+	file->driver_priv = vfile;
+	return 0;
+}
+
+static void vcompute_postclose(struct drm_device *drm, struct drm_file *file)
+{
+	struct vcompute_file *vfile = file->driver_priv;
+
+	drm_compute_file_fini(&vfile->compute);
+	kfree(vfile);
+}
 
 DEFINE_DRM_GEM_FOPS(vcompute_fops);
 
 static const struct drm_driver vcompute_driver = {
-	.driver_features	= DRIVER_GEM | DRIVER_RENDER,
+	.driver_features	= DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |
+				  DRIVER_SYNCOBJ_TIMELINE,
+	.open			= vcompute_open,
+	.postclose		= vcompute_postclose,
 	.ioctls			= vcompute_ioctls,
 	.num_ioctls		= ARRAY_SIZE(vcompute_ioctls),
 	.fops			= &vcompute_fops,
-	DRM_GEM_SHMEM_DRIVER_OPS,
+	.dumb_create		= vcompute_dumb_create,
+	.gem_prime_import_sg_table = vcompute_prime_import_sg_table,
 
 	.name	= DRIVER_NAME,
 	.desc	= DRIVER_DESC,
@@ -87,56 +139,171 @@ static const struct drm_driver vcompute_driver = {
 	.minor	= DRIVER_MINOR,
 };
 
-static int __init vcompute_init(void)
+static int cu_groups_show(struct seq_file *m, void *data)
 {
-	struct faux_device *fdev;
-	struct vcompute_device *vdev;
+	struct drm_debugfs_entry *entry = m->private;
+	struct vcompute_device *vdev = to_vcompute(entry->dev);
+	unsigned int i;
+
+	for (i = 0; i < vdev->config.num_cus; i++)
+		seq_printf(m, "cu %u: %lld\n", i, atomic64_read(&vdev->cu_groups[i]));
+	return 0;
+}
+
+static void vcompute_info(const struct vcompute_config *cfg,
+			  struct drm_compute_dev_info *info)
+{
+	*info = (struct drm_compute_dev_info) {
+		.vram_size = cfg->vram_size,
+		/* A faux device has no BAR: its memory is not PCI-reachable. */
+		.vram_bar_size = 0,
+		.placements = DRM_COMPUTE_PLACEMENT_VRAM | DRM_COMPUTE_PLACEMENT_SYSTEM,
+		/* The first 64 KiB stay unmapped, so a NULL-ish VA faults. */
+		.va_start = SZ_64K,
+		.va_end = 1ULL << 47,
+		.page_size = PAGE_SIZE,
+		.max_vms = 16,
+		.max_queues = 64,
+		.num_priorities = 16,
+		.priority_default = 7,
+		.priority_privileged = 12,
+		.num_cus = cfg->num_cus,
+		.queue_formats = BIT(DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE),
+		.doorbell_size = PAGE_SIZE,
+		.userq_caps = DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP,
+		.ring_size_min = SZ_4K,
+		.ring_size_max = SZ_4M,
+		.ctx_save_size = PAGE_SIZE,
+	};
+}
+
+static void vcompute_fini_action(struct drm_device *drm, void *arg)
+{
+	struct vcompute_device *vdev = to_vcompute(drm);
+
+	drm_compute_device_fini(&vdev->compute);
+}
+
+/* Everything the device needs before it is registered; devres-managed. */
+static int vcompute_setup(struct vcompute_device *vdev)
+{
+	struct drm_compute_dev_info info;
 	int ret;
 
-	fdev = faux_device_create(DRIVER_NAME, NULL, NULL);
-	if (!fdev)
-		return -ENODEV;
+	vdev->cu_groups = drmm_kcalloc(&vdev->drm, vdev->config.num_cus,
+				       sizeof(*vdev->cu_groups), GFP_KERNEL);
+	if (!vdev->cu_groups)
+		return -ENOMEM;
+	ret = vcompute_vram_init(vdev);
+	if (ret)
+		return ret;
+	vcompute_info(&vdev->config, &info);
+	ret = drm_compute_device_init(&vdev->compute, &vdev->drm, &info,
+				      &vcompute_compute_ops);
+	if (ret)
+		return ret;
+	ret = drmm_add_action_or_reset(&vdev->drm, vcompute_fini_action, NULL);
+	if (ret)
+		return ret;
+	return vcompute_engine_init(vdev);
+}
 
+static struct vcompute_device *vcompute_create(const struct vcompute_config *cfg)
+{
+	struct vcompute_device *vdev;
+	struct faux_device *fdev;
+	char name[16];
+	int ret;
+
+	snprintf(name, sizeof(name), DRIVER_NAME ".%u", cfg->index);
+	fdev = faux_device_create(name, NULL, NULL);
+	if (!fdev)
+		return ERR_PTR(-ENODEV);
 	if (!devres_open_group(&fdev->dev, NULL, GFP_KERNEL)) {
 		ret = -ENOMEM;
-		goto out_faux;
+		goto err_faux;
 	}
 	ret = dma_coerce_mask_and_coherent(&fdev->dev, DMA_BIT_MASK(64));
 	if (ret)
-		goto out_devres;
+		goto err_devres;
 
 	vdev = devm_drm_dev_alloc(&fdev->dev, &vcompute_driver,
 				  struct vcompute_device, drm);
 	if (IS_ERR(vdev)) {
 		ret = PTR_ERR(vdev);
-		goto out_devres;
+		goto err_devres;
 	}
-	vdev->faux_dev = fdev;
-	vdev->info.vram_size = (u64)vram_mib << 20;
-	/* No BAR: the device memory of the faux device is not PCI-reachable. */
-	vdev->info.vram_bar_size = 0;
+	vdev->faux = fdev;
+	vdev->config = *cfg;
+	ret = vcompute_setup(vdev);
+	if (ret)
+		goto err_engine;
 
+	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
-		goto out_devres;
+		goto err_engine;
+	return vdev;
 
-	vcompute_device = vdev;
-	return 0;
-
-out_devres:
+err_engine:
+	vcompute_engine_fini(vdev);
+err_devres:
 	devres_release_group(&fdev->dev, NULL);
-out_faux:
+err_faux:
 	faux_device_destroy(fdev);
-	return ret;
+	return ERR_PTR(ret);
+}
+
+static void vcompute_destroy(struct vcompute_device *vdev)
+{
+	struct faux_device *fdev = vdev->faux;
+
+	drm_dev_unplug(&vdev->drm);
+	vcompute_engine_fini(vdev);
+	drm_compute_device_unplug(&vdev->compute);
+	devres_release_group(&fdev->dev, NULL);
+	faux_device_destroy(fdev);
+}
+
+static void vcompute_destroy_all(void)
+{
+	int i;
+
+	for (i = VCOMPUTE_MAX_DEVICES - 1; i >= 0; i--) {
+		if (devices[i])
+			vcompute_destroy(devices[i]);
+		devices[i] = NULL;
+	}
+}
+
+static int __init vcompute_init(void)
+{
+	unsigned int i;
+
+	if (!num_devices || num_devices > VCOMPUTE_MAX_DEVICES ||
+	    !num_cus || num_cus > 64 || !vram_mib)
+		return -EINVAL;
+
+	for (i = 0; i < num_devices; i++) {
+		const struct vcompute_config cfg = {
+			.index = i,
+			.vram_size = (u64)vram_mib << 20,
+			.num_cus = num_cus,
+		};
+		struct vcompute_device *vdev = vcompute_create(&cfg);
+
+		if (IS_ERR(vdev)) {
+			vcompute_destroy_all();
+			return PTR_ERR(vdev);
+		}
+		devices[i] = vdev;
+	}
+	return 0;
 }
 
 static void __exit vcompute_exit(void)
 {
-	struct faux_device *fdev = vcompute_device->faux_dev;
-
-	drm_dev_unregister(&vcompute_device->drm);
-	devres_release_group(&fdev->dev, NULL);
-	faux_device_destroy(fdev);
+	vcompute_destroy_all();
 }
 
 module_init(vcompute_init);

@@ -5,32 +5,514 @@
 #ifndef __DRM_COMPUTE_H__
 #define __DRM_COMPUTE_H__
 
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
 
-struct drm_compute_caps;
+#include <drm/drm_gpuvm.h>
+#include <drm/drm_ioctl.h>
+#include <uapi/drm/drm_compute.h>
+
+struct drm_device;
+struct drm_file;
+struct drm_gem_object;
+struct drm_gpuvm;
+struct drm_compute_file;
+struct drm_compute_vm;
+struct drm_compute_userq;
 
 /**
  * struct drm_compute_dev_info - what a driver tells the DRM compute helpers
  * about one device.
  *
- * Filled by the driver, read by drm_compute_caps_fill(). A driver sets a bit
- * in @features only for the parts of the compute uapi it wires into its
- * ioctl table on this device.
+ * Filled by the driver before drm_compute_device_init() and read-only
+ * afterwards. Limits of a feature are used only when the driver implements
+ * that feature's operations (&struct drm_compute_ops).
  */
 struct drm_compute_dev_info {
-	/** @features: DRM_COMPUTE_FEATURE_* bits the driver implements. */
-	u64 features;
 	/** @vram_size: bytes of device memory, 0 for none. */
 	u64 vram_size;
 	/** @vram_bar_size: bytes of device memory reachable through a PCI BAR. */
 	u64 vram_bar_size;
-	/** @max_queues: user queues one file may create. */
+	/** @placements: DRM_COMPUTE_PLACEMENT_* bits the device allocates. */
+	u64 placements;
+	/** @va_start: lowest GPU VA userspace may bind. */
+	u64 va_start;
+	/** @va_end: end (exclusive) of the bindable GPU VA range. */
+	u64 va_end;
+	/** @page_size: GPU page size, a power of two, at least PAGE_SIZE. */
+	u32 page_size;
+	/** @max_vms: GPU VMs one file may have at once. */
+	u32 max_vms;
+	/** @max_queues: user queues one file may have at once. */
 	u32 max_queues;
-	/** @num_priorities: queue priority levels. */
+	/** @num_priorities: queue priority levels (at most 16, KFD's range). */
 	u32 num_priorities;
+	/** @priority_default: level of a normal queue. */
+	u32 priority_default;
+	/** @priority_privileged: lowest level that needs CAP_SYS_NICE. */
+	u32 priority_privileged;
+	/** @num_cus: compute units, the width of a queue's CU mask. */
+	u32 num_cus;
+	/** @queue_formats: bit (1 << DRM_COMPUTE_QUEUE_FORMAT_*) per format. */
+	u32 queue_formats;
+	/** @doorbell_size: bytes of a queue's doorbell mapping. */
+	u32 doorbell_size;
+	/** @userq_caps: DRM_COMPUTE_USERQ_CAP_* bits. */
+	u64 userq_caps;
+	/** @ring_size_min: smallest ring, a power of two. */
+	u64 ring_size_min;
+	/** @ring_size_max: largest ring, a power of two. */
+	u64 ring_size_max;
+	/** @ctx_save_size: bytes a queue's context save area needs, 0 for none. */
+	u64 ctx_save_size;
 };
 
-int drm_compute_caps_fill(const struct drm_compute_dev_info *info,
-			  struct drm_compute_caps *caps);
+/**
+ * struct drm_compute_bind - one validated VM_BIND operation.
+ *
+ * Built by the helper from &struct drm_uapi drm_compute_vm_bind once every
+ * rule of the uapi holds; @obj carries a reference for the duration of the
+ * call.
+ */
+struct drm_compute_bind {
+	/** @op: DRM_COMPUTE_VM_BIND_OP_MAP or _UNMAP. */
+	u32 op;
+	/** @flags: DRM_COMPUTE_VM_BIND_* (MAP only). */
+	u64 flags;
+	/** @obj: the buffer (MAP), NULL (UNMAP). */
+	struct drm_gem_object *obj;
+	/** @bo_offset: offset into @obj (MAP). */
+	u64 bo_offset;
+	/** @va: GPU virtual address, page aligned. */
+	u64 va;
+	/** @range: bytes, page aligned, not zero. */
+	u64 range;
+};
+
+/**
+ * struct drm_compute_userq_args - validated creation parameters of a queue.
+ */
+struct drm_compute_userq_args {
+	/** @vm: the VM the queue runs in (the helper holds a reference). */
+	struct drm_compute_vm *vm;
+	/** @format: DRM_COMPUTE_QUEUE_FORMAT_*, one the device reported. */
+	u32 format;
+	/** @priority: 0 .. &drm_compute_dev_info.num_priorities - 1. */
+	u32 priority;
+	/**
+	 * @cu_mask: bitmap of &drm_compute_dev_info.num_cus bits, at least one
+	 * set; owned by the helper, valid for the queue's lifetime.
+	 */
+	const unsigned long *cu_mask;
+	/** @ring_va: ring base, aligned to @ring_size. */
+	u64 ring_va;
+	/** @ring_size: a power of two within the device's limits. */
+	u64 ring_size;
+	/** @rptr_va: 8-byte aligned. */
+	u64 rptr_va;
+	/** @wptr_va: 8-byte aligned, or 0 when the device reads no wptr memory. */
+	u64 wptr_va;
+	/** @ctx_save_va: page aligned, or 0 when the device needs none. */
+	u64 ctx_save_va;
+	/** @ctx_save_size: at least &drm_compute_dev_info.ctx_save_size. */
+	u64 ctx_save_size;
+};
+
+/**
+ * struct drm_compute_userq_hw - a queue's hardware state, as the driver reads it.
+ */
+struct drm_compute_userq_hw {
+	/** @rptr: read pointer. */
+	u64 rptr;
+	/** @wptr: write pointer last seen by the device. */
+	u64 wptr;
+	/**
+	 * @progress: a counter that moves whenever the queue moves forward
+	 * (a packet or a part of a long one done); hang detection compares it.
+	 */
+	u64 progress;
+};
+
+/**
+ * struct drm_compute_ops - the driver's side of the DRM compute helpers.
+ *
+ * Every callback runs in process context and may sleep unless it says
+ * otherwise. A feature is reported (and its ioctls answer) only when every
+ * callback it marks mandatory is set; drm_compute_device_init() derives
+ * the feature bits from this table, never from a driver's claim.
+ */
+struct drm_compute_ops {
+	/**
+	 * @bo_create: USERQ, mandatory. Create a zeroed buffer of @size bytes
+	 * in @placement (one bit the device reports) and a handle for it in
+	 * @cfile's &drm_file. Arguments are validated. Returns 0, -ENOSPC when
+	 * the placement is full, or -ENOMEM.
+	 */
+	int (*bo_create)(struct drm_compute_file *cfile, u64 size,
+			 u64 placement, u32 *handle);
+	/**
+	 * @bo_bindable: USERQ, optional. Whether @obj can be mapped in a VM of
+	 * this device; without the callback, every object whose &drm_gem_object
+	 * .dev is this device and that is not an import is.
+	 */
+	bool (*bo_bindable)(struct drm_gem_object *obj);
+	/**
+	 * @vm_create: USERQ, mandatory. Allocate a VM for @cfile; the helper
+	 * initializes the embedded &struct drm_compute_vm afterwards with
+	 * drm_compute_vm_init() semantics (reference and id).
+	 */
+	struct drm_compute_vm *(*vm_create)(struct drm_compute_file *cfile);
+	/**
+	 * @vm_free: USERQ, mandatory. The last reference to @vm is gone: tear
+	 * down its mappings and free it. No queue runs on it any more.
+	 */
+	void (*vm_free)(struct drm_compute_vm *vm);
+	/**
+	 * @vm_bind: USERQ, mandatory. Apply @bind synchronously. Called with
+	 * no helper lock held; must leave the VM unchanged when it fails.
+	 * drm_compute_gpuvm_bind() implements it for drivers on drm_gpuvm.
+	 */
+	int (*vm_bind)(struct drm_compute_vm *vm,
+		       const struct drm_compute_bind *bind);
+	/**
+	 * @userq_create: USERQ, mandatory. Allocate the driver's queue (which
+	 * embeds &struct drm_compute_userq), set up its hardware state and
+	 * doorbell, and return it (or an ERR_PTR()), not yet running.
+	 * @doorbell_offset receives the mmap offset of the doorbell's page,
+	 * @doorbell_pos the doorbell's byte offset in it.
+	 */
+	struct drm_compute_userq *(*userq_create)(struct drm_compute_file *cfile,
+						  const struct drm_compute_userq_args *args,
+						  u64 *doorbell_offset,
+						  u32 *doorbell_pos);
+	/**
+	 * @userq_start: USERQ, mandatory. The helper published the queue: let
+	 * it watch its doorbell. Cannot fail.
+	 */
+	void (*userq_start)(struct drm_compute_userq *q);
+	/**
+	 * @userq_stop: USERQ, mandatory. Stop the queue for good (destroy,
+	 * file close, hang reset, unplug): when the call returns, the queue
+	 * touches no memory and its doorbell is no longer watched. Called
+	 * once per queue, with &drm_compute_userq.ctl_lock held, possibly on a
+	 * queue that faulted or never got published.
+	 */
+	void (*userq_stop)(struct drm_compute_userq *q);
+	/**
+	 * @userq_free: USERQ, mandatory. Free the driver's queue; the last
+	 * reference is gone and @userq_stop ran.
+	 */
+	void (*userq_free)(struct drm_compute_userq *q);
+	/**
+	 * @userq_suspend: USERQ, mandatory. Stop the queue where it can resume,
+	 * saving its context; afterwards it touches no memory. Called with
+	 * &drm_compute_userq.ctl_lock held, on a running queue.
+	 */
+	int (*userq_suspend)(struct drm_compute_userq *q);
+	/**
+	 * @userq_resume: USERQ, mandatory. Continue a queue @userq_suspend
+	 * stopped. Called with &drm_compute_userq.ctl_lock held. A saved
+	 * context that cannot be restored is reported with
+	 * drm_compute_userq_fault(), not as an error.
+	 */
+	int (*userq_resume)(struct drm_compute_userq *q);
+	/**
+	 * @userq_hw_state: USERQ, mandatory. Read the queue's pointers and
+	 * progress counter. Must not sleep.
+	 */
+	void (*userq_hw_state)(struct drm_compute_userq *q,
+			       struct drm_compute_userq_hw *hw);
+	/**
+	 * @userq_wake: USERQ, optional (mandatory with
+	 * %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP). Look at the doorbell again.
+	 */
+	void (*userq_wake)(struct drm_compute_userq *q);
+};
+
+/**
+ * struct drm_compute_device - the DRM compute state of one device.
+ *
+ * Embedded in the driver's device and set up by drm_compute_device_init().
+ */
+struct drm_compute_device {
+	/** @drm: the DRM device. */
+	struct drm_device *drm;
+	/** @ops: the driver's operations. */
+	const struct drm_compute_ops *ops;
+	/** @info: the driver's description, a copy. */
+	struct drm_compute_dev_info info;
+	/** @features: DRM_COMPUTE_FEATURE_* derived from @ops at init. */
+	u64 features;
+	/**
+	 * @userq_lock: protects @userqs. Taken in process context; nests
+	 * inside no other helper lock.
+	 */
+	struct mutex userq_lock;
+	/** @userqs: every live queue of every file, protected by @userq_lock. */
+	struct list_head userqs;
+	/** @watchdog: hang detection, runs while @userqs is not empty. */
+	struct delayed_work watchdog;
+};
+
+/**
+ * struct drm_compute_file - the DRM compute state of one open file.
+ *
+ * Embedded in the driver's per-file data; set up at open by
+ * drm_compute_file_init() and torn down at postclose by
+ * drm_compute_file_fini().
+ */
+struct drm_compute_file {
+	/** @cdev: the device. */
+	struct drm_compute_device *cdev;
+	/** @file: the DRM file. */
+	struct drm_file *file;
+	/**
+	 * @lock: serializes creation and destruction of VMs and queues of
+	 * this file (the id tables and &drm_compute_vm.num_queues). Never held
+	 * while waiting for a queue.
+	 */
+	struct mutex lock;
+	/** @vms: id -> &struct drm_compute_vm; readers use RCU (xa_load). */
+	struct xarray vms;
+	/** @queues: id -> &struct drm_compute_userq; readers use RCU. */
+	struct xarray queues;
+};
+
+/**
+ * struct drm_compute_vm - the helper's part of a GPU VM.
+ *
+ * Embedded in the driver's VM (vcompute embeds a &struct drm_gpuvm beside
+ * it; amdgpu wraps its per-file &struct amdgpu_vm).
+ */
+struct drm_compute_vm {
+	/** @cdev: the device; outlives the VM. */
+	struct drm_compute_device *cdev;
+	/** @cfile: the file the VM belongs to; valid while its id is published. */
+	struct drm_compute_file *cfile;
+	/** @ref: queues and in-flight ioctls hold references. */
+	struct kref ref;
+	/** @id: the VM's id in @cfile. */
+	u32 id;
+	/** @num_queues: queues running on the VM, protected by @cfile's lock. */
+	u32 num_queues;
+};
+
+/**
+ * struct drm_compute_userq - the helper's part of a user queue.
+ *
+ * Embedded in the driver's queue. The helper owns the lifetime (@ref), the
+ * state machine, the fence value and its waiters, pending sync-object
+ * signals and hang detection; the driver owns the hardware.
+ */
+struct drm_compute_userq {
+	/** @cdev: the device; outlives the queue. */
+	struct drm_compute_device *cdev;
+	/** @cfile: the file the queue belongs to; valid until @destroyed. */
+	struct drm_compute_file *cfile;
+	/** @vm: the VM, referenced for the queue's lifetime. */
+	struct drm_compute_vm *vm;
+	/** @ref: lifetime; waiters and the watchdog hold references. */
+	struct kref ref;
+	/** @id: the queue's id in @cfile. */
+	u32 id;
+	/** @priority: the creation priority. */
+	u32 priority;
+	/** @cu_mask: the queue's CU bitmap. */
+	unsigned long *cu_mask;
+	/** @fence_context: dma-fence context of the fences the queue adds. */
+	u64 fence_context;
+	/**
+	 * @ctl_lock: serializes suspend, resume, stop and hang reset of this
+	 * queue. Taken before @lock, never inside it.
+	 */
+	struct mutex ctl_lock;
+	/**
+	 * @lock: protects @status, @fault_reason, @fault_va, @fence and
+	 * @signals. A spinlock: the driver's engine reports fences and faults
+	 * through it.
+	 */
+	spinlock_t lock;
+	/** @status: DRM_COMPUTE_USERQ_STATUS_SUSPENDED, _FAULTED, _HUNG, _LOST or 0 (active). */
+	u32 status;
+	/** @fault_reason: DRM_COMPUTE_FAULT_*. */
+	u32 fault_reason;
+	/** @fault_va: address of the fault. */
+	u64 fault_va;
+	/** @fence: last fence value the queue wrote. */
+	u64 fence;
+	/** @signals: pending &drm_compute_userq_signal requests, by value. */
+	struct list_head signals;
+	/** @num_signals: entries in @signals. */
+	u32 num_signals;
+	/** @destroyed: set once the queue left its file, under @lock. */
+	bool destroyed;
+	/** @stopped: &drm_compute_ops.userq_stop ran, under @ctl_lock. */
+	bool stopped;
+	/** @wq: waiters on @fence and @status. */
+	wait_queue_head_t wq;
+	/** @link: in &drm_compute_device.userqs, protected by its lock. */
+	struct list_head link;
+	/** @hang_progress: progress counter at the last watchdog look. */
+	u64 hang_progress;
+	/** @hang_since: jiffies since which @hang_progress has not moved. */
+	unsigned long hang_since;
+};
+
+int drm_compute_device_init(struct drm_compute_device *cdev,
+			    struct drm_device *drm,
+			    const struct drm_compute_dev_info *info,
+			    const struct drm_compute_ops *ops);
+void drm_compute_device_fini(struct drm_compute_device *cdev);
+void drm_compute_device_unplug(struct drm_compute_device *cdev);
+
+void drm_compute_file_init(struct drm_compute_file *cfile,
+			   struct drm_compute_device *cdev,
+			   struct drm_file *file);
+void drm_compute_file_fini(struct drm_compute_file *cfile);
+
+/* VMs (drm_compute_vm.c) */
+void drm_compute_vm_put(struct drm_compute_vm *vm);
+int drm_compute_bind_check(const struct drm_compute_dev_info *info,
+			   const struct drm_compute_vm_bind *args,
+			   u64 bo_size);
+int drm_compute_gpuvm_bind(struct drm_gpuvm *gpuvm,
+			   const struct drm_compute_bind *bind);
+void drm_compute_gpuvm_unmap_all(struct drm_gpuvm *gpuvm);
+
+/**
+ * struct drm_compute_gpuvm_pt_ops - page-table callbacks of a driver on
+ * drm_gpuvm, used by drm_compute_gpuvm_bind().
+ *
+ * A driver on drm_gpuvm stores a pointer to its table in the
+ * &struct drm_gpuvm_ops it passes to drm_gpuvm_init() by embedding both in
+ * &struct drm_compute_gpuvm_funcs.
+ */
+struct drm_compute_gpuvm_pt_ops {
+	/**
+	 * @prepare: allocate what mapping [@va, @va + @range) will need.
+	 * May fail; a failure must leave no mapping visible.
+	 */
+	int (*prepare)(struct drm_gpuvm *gpuvm, u64 va, u64 range);
+	/**
+	 * @map: write the page-table entries for [@va, @va + @range) to
+	 * @obj's pages from @offset with DRM_COMPUTE_VM_BIND_* @flags.
+	 * Cannot fail (@prepare ran).
+	 */
+	void (*map)(struct drm_gpuvm *gpuvm, u64 va, u64 range,
+		    struct drm_gem_object *obj, u64 offset, u64 flags);
+	/**
+	 * @unmap: clear the entries of [@va, @va + @range); when it returns,
+	 * no queue reaches the old pages through them. Cannot fail.
+	 */
+	void (*unmap)(struct drm_gpuvm *gpuvm, u64 va, u64 range);
+};
+
+/**
+ * struct drm_compute_gpuvm_funcs - what a driver on drm_gpuvm passes to
+ * drm_gpuvm_init() when it uses drm_compute_gpuvm_bind().
+ */
+struct drm_compute_gpuvm_funcs {
+	/** @gpuvm: the drm_gpuvm callbacks (vm_free is the driver's). */
+	struct drm_gpuvm_ops gpuvm;
+	/** @pt: the page-table callbacks. */
+	struct drm_compute_gpuvm_pt_ops pt;
+};
+
+/* User queues (drm_compute_userq.c) */
+void drm_compute_userq_get(struct drm_compute_userq *q);
+void drm_compute_userq_put(struct drm_compute_userq *q);
+void drm_compute_userq_fence(struct drm_compute_userq *q, u64 value);
+void drm_compute_userq_fault(struct drm_compute_userq *q, u32 reason, u64 va);
+int drm_compute_priority_check(const struct drm_compute_dev_info *info,
+			       u32 priority, bool privileged);
+int drm_compute_cu_mask_parse(const struct drm_compute_dev_info *info,
+			      const u32 *words, u32 count,
+			      unsigned long *mask);
+
+/* The ioctl handlers: DRM_COMPUTE_IOCTLS() wires them into a driver's table. */
+int drm_compute_query_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_bo_create_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_bo_mmap_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_vm_destroy_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_vm_bind_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_destroy_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_control_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
+
+/* Query payload for one id; shared with KUnit (drm_compute_query.c). */
+int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
+			   void *buf, size_t size);
+
+#define __DRM_COMPUTE_IOCTL_FN(prefix, fn, to_cfile)				\
+static int prefix##_compute_##fn(struct drm_device *dev, void *data,	\
+				 struct drm_file *file)			\
+{										\
+	return drm_compute_##fn##_ioctl(to_cfile(file), data);			\
+}
+
+/**
+ * DRM_COMPUTE_DEFINE_IOCTLS - define a driver's compute ioctl handlers
+ * @prefix: the driver's prefix, e.g. vcompute
+ * @to_cfile: a function or macro that returns the &struct drm_compute_file
+ *	of a &struct drm_file
+ *
+ * Defines one static handler per operation, named prefix_compute_<op>,
+ * each calling the helper with the file's compute state. Use it once, then
+ * DRM_COMPUTE_IOCTLS() in the driver's &struct drm_ioctl_desc table.
+ */
+#define DRM_COMPUTE_DEFINE_IOCTLS(prefix, to_cfile)			\
+	__DRM_COMPUTE_IOCTL_FN(prefix, query, to_cfile)			\
+	__DRM_COMPUTE_IOCTL_FN(prefix, bo_create, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, bo_mmap, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, vm_create, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, vm_destroy, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, vm_bind, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_create, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_destroy, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_control, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_state, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_wait, to_cfile)		\
+	__DRM_COMPUTE_IOCTL_FN(prefix, userq_signal, to_cfile)
+
+#define __DRM_COMPUTE_IOCTL(base, OP, fn, prefix)			\
+	[(base) + DRM_COMPUTE_OP_##OP] = {					\
+		.cmd = DRM_COMPUTE_IOCTL_##OP(base),				\
+		.flags = DRM_RENDER_ALLOW,					\
+		.func = prefix##_compute_##fn,					\
+		.name = "DRM_COMPUTE_" #OP,					\
+	}
+
+/**
+ * DRM_COMPUTE_IOCTLS - the entries of a driver's ioctl table for the
+ * compute uapi
+ * @base: the driver's compute base (its uapi header publishes it)
+ * @prefix: the prefix given to DRM_COMPUTE_DEFINE_IOCTLS()
+ *
+ * Designated initializers: the operations land at DRM_COMMAND_BASE + @base
+ * + DRM_COMPUTE_OP_*, wherever the macro stands in the table.
+ */
+#define DRM_COMPUTE_IOCTLS(base, prefix)					\
+	__DRM_COMPUTE_IOCTL(base, QUERY, query, prefix),			\
+	__DRM_COMPUTE_IOCTL(base, BO_CREATE, bo_create, prefix),		\
+	__DRM_COMPUTE_IOCTL(base, BO_MMAP, bo_mmap, prefix),			\
+	__DRM_COMPUTE_IOCTL(base, VM_CREATE, vm_create, prefix),		\
+	__DRM_COMPUTE_IOCTL(base, VM_DESTROY, vm_destroy, prefix),		\
+	__DRM_COMPUTE_IOCTL(base, VM_BIND, vm_bind, prefix),			\
+	__DRM_COMPUTE_IOCTL(base, USERQ_CREATE, userq_create, prefix),	\
+	__DRM_COMPUTE_IOCTL(base, USERQ_DESTROY, userq_destroy, prefix),	\
+	__DRM_COMPUTE_IOCTL(base, USERQ_CONTROL, userq_control, prefix),	\
+	__DRM_COMPUTE_IOCTL(base, USERQ_STATE, userq_state, prefix),		\
+	__DRM_COMPUTE_IOCTL(base, USERQ_WAIT, userq_wait, prefix),		\
+	__DRM_COMPUTE_IOCTL(base, USERQ_SIGNAL, userq_signal, prefix)
 
 #endif /* __DRM_COMPUTE_H__ */

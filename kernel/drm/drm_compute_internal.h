@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * Declarations shared by the DRM compute helper's files and its KUnit
+ * tests; not for drivers.
+ */
+#ifndef __DRM_COMPUTE_INTERNAL_H__
+#define __DRM_COMPUTE_INTERNAL_H__
+
+#include <linux/stddef.h>
+#include <linux/types.h>
+
+#include <drm/drm_compute.h>
+
+/* Every DRM_COMPUTE_PLACEMENT_* bit. */
+#define DRM_COMPUTE_PLACEMENTS_KNOWN	(DRM_COMPUTE_PLACEMENT_VRAM | \
+					 DRM_COMPUTE_PLACEMENT_SYSTEM)
+/* Every DRM_COMPUTE_USERQ_CAP_* bit. */
+#define DRM_COMPUTE_USERQ_CAPS_KNOWN	(DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP | \
+					 DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY)
+/* Every DRM_COMPUTE_VM_BIND_* flag. */
+#define DRM_COMPUTE_VM_BIND_FLAGS_KNOWN	(DRM_COMPUTE_VM_BIND_READONLY | \
+					 DRM_COMPUTE_VM_BIND_NOEXEC)
+/* Pending sync-object signals one queue may hold. */
+#define DRM_COMPUTE_MAX_SIGNALS		1024
+
+u64 drm_compute_features(const struct drm_compute_ops *ops);
+int drm_compute_info_check(const struct drm_compute_dev_info *info,
+			   u64 features);
+bool drm_compute_args_zero(const void *args, size_t offset, size_t size);
+
+/* Whether every byte of *@args from @member to the end is zero. */
+#define drm_compute_zero_from(args, member)				\
+	drm_compute_args_zero(args, offsetof(typeof(*(args)), member),	\
+			      sizeof(*(args)) - offsetof(typeof(*(args)), member))
+/* Whether @member of *@args is zero, whatever its size. */
+#define drm_compute_zero_field(args, member)				\
+	drm_compute_args_zero(args, offsetof(typeof(*(args)), member),	\
+			      sizeof((args)->member))
+
+struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
+					     u32 id);
+void drm_compute_userq_remove(struct drm_compute_userq *q, int err);
+void drm_compute_watchdog_work(struct work_struct *work);
+unsigned int drm_compute_hang_timeout_ms(void);
+unsigned int drm_compute_hang_timeout_swap(unsigned int ms);
+int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
+				 const struct drm_compute_userq_create *args);
+
+#endif /* __DRM_COMPUTE_INTERNAL_H__ */

@@ -1,0 +1,1013 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+#include <linux/bitmap.h>
+#include <linux/capability.h>
+#include <linux/dma-fence.h>
+#include <linux/dma-fence-chain.h>
+#include <linux/export.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include <kunit/visibility.h>
+
+#include <drm/drm_auth.h>
+#include <drm/drm_compute.h>
+#include <drm/drm_device.h>
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
+#include <drm/drm_syncobj.h>
+#include <drm/drm_utils.h>
+
+#include "drm_compute_internal.h"
+
+/**
+ * DOC: User queues
+ *
+ * A user queue is a ring in a GPU VM that userspace fills with packets and
+ * submits by storing a write pointer to a doorbell it has mapped: no system
+ * call per submission. The helper owns everything about a queue that is
+ * not hardware:
+ *
+ * - creation rules (&struct drm_compute_userq_create): format, priority
+ *   range and its privilege (drm_compute_priority_check()), the CU mask
+ *   (drm_compute_cu_mask_parse()), ring, pointer and context-save
+ *   alignment (drm_compute_userq_args_check()), the per-file limit;
+ * - lifetime: a queue belongs to its file, holds a reference to its VM, and
+ *   is stopped before it is freed, at destroy or at file close;
+ * - the state machine. A queue is active (reported IDLE or RUNNING from
+ *   the hardware's pointers), SUSPENDED, or dead: FAULTED (the driver
+ *   reported a fault), HUNG (hang detection reset it) or LOST (the device
+ *   went away). Only active and suspended queues change state by ioctl::
+ *
+ *	active  --SUSPEND-->  SUSPENDED  --RESUME-->  active
+ *	active or SUSPENDED  --fault-->  FAULTED
+ *	active  --no progress for hang_timeout_ms-->  HUNG
+ *	any  --device unplugged-->  LOST
+ *
+ * - the fence: the driver reports each FENCE packet with
+ *   drm_compute_userq_fence(); waiters (%DRM_COMPUTE_OP_USERQ_WAIT) wake,
+ *   and pending sync-object signals whose value is reached are completed;
+ * - sync-object interop that keeps dma-buf.rst's rule for long-running
+ *   work: a fence is added to a sync object only once the queue reached its
+ *   value, already signaled, so no published dma-fence ever depends on
+ *   userspace. A queue that dies completes its pending signals with an
+ *   error instead;
+ * - hang detection: a queue with pending work whose progress counter
+ *   (&struct drm_compute_userq_hw) does not move for ``hang_timeout_ms``
+ *   (module parameter of drm_compute_helper, 0 disables) is stopped and
+ *   marked HUNG; only that queue, every other keeps running.
+ */
+
+static unsigned int hang_timeout_ms = 10000;
+module_param(hang_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(hang_timeout_ms,
+		 "Reset a user queue that makes no progress for this long (ms, 0 = never; default 10000)");
+
+/**
+ * drm_compute_hang_timeout_ms - the hang timeout in effect
+ *
+ * Returns: the module parameter's value, read once.
+ */
+unsigned int drm_compute_hang_timeout_ms(void)
+{
+	return READ_ONCE(hang_timeout_ms);
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_hang_timeout_ms);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * drm_compute_hang_timeout_swap - set the hang timeout, for KUnit
+ * @ms: the new value
+ *
+ * Returns: the old value.
+ */
+unsigned int drm_compute_hang_timeout_swap(unsigned int ms)
+{
+	return xchg(&hang_timeout_ms, ms);
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_hang_timeout_swap);
+#endif
+
+/*
+ * A pending sync-object signal. The fence is allocated with the request,
+ * so completing it cannot fail.
+ */
+struct userq_signal {
+	struct list_head link;
+	u64 value;
+	u64 point;
+	struct drm_syncobj *syncobj;
+	struct dma_fence_chain *chain;
+	struct dma_fence *fence;
+};
+
+static DEFINE_SPINLOCK(fence_lock);
+
+static const char *fence_driver_name(struct dma_fence *fence)
+{
+	return "drm_compute";
+}
+
+static const char *fence_timeline_name(struct dma_fence *fence)
+{
+	return "userq";
+}
+
+static const struct dma_fence_ops userq_fence_ops = {
+	.get_driver_name = fence_driver_name,
+	.get_timeline_name = fence_timeline_name,
+};
+
+static void signal_free(struct userq_signal *sig)
+{
+	dma_fence_chain_free(sig->chain);
+	if (sig->fence)
+		dma_fence_put(sig->fence);
+	drm_syncobj_put(sig->syncobj);
+	kfree(sig);
+}
+
+/* Signal the fence (with @err when not 0), hand it to the sync object. */
+static void signal_complete(struct userq_signal *sig, int err)
+{
+	if (err)
+		dma_fence_set_error(sig->fence, err);
+	dma_fence_signal(sig->fence);
+	if (sig->point) {
+		drm_syncobj_add_point(sig->syncobj, sig->chain, sig->fence,
+				      sig->point);
+		sig->chain = NULL;
+	} else {
+		drm_syncobj_replace_fence(sig->syncobj, sig->fence);
+	}
+	signal_free(sig);
+}
+
+static void signals_complete(struct list_head *list, int err)
+{
+	struct userq_signal *sig, *tmp;
+
+	list_for_each_entry_safe(sig, tmp, list, link) {
+		list_del(&sig->link);
+		signal_complete(sig, err);
+	}
+}
+
+static bool userq_dead(const struct drm_compute_userq *q)
+{
+	return q->status == DRM_COMPUTE_USERQ_STATUS_FAULTED ||
+	       q->status == DRM_COMPUTE_USERQ_STATUS_HUNG ||
+	       q->status == DRM_COMPUTE_USERQ_STATUS_LOST;
+}
+
+/*
+ * Move the queue to a dead @status unless it is dead already; the caller
+ * completes @done with an error and wakes the waiters.
+ */
+static bool userq_kill_locked(struct drm_compute_userq *q, u32 status,
+			      u32 reason, u64 va, struct list_head *done)
+{
+	lockdep_assert_held(&q->lock);
+	if (userq_dead(q))
+		return false;
+	q->status = status;
+	q->fault_reason = reason;
+	q->fault_va = va;
+	list_splice_init(&q->signals, done);
+	q->num_signals = 0;
+	return true;
+}
+
+static void userq_kill(struct drm_compute_userq *q, u32 status, u32 reason,
+		       u64 va)
+{
+	LIST_HEAD(done);
+	bool killed;
+
+	spin_lock(&q->lock);
+	killed = userq_kill_locked(q, status, reason, va, &done);
+	spin_unlock(&q->lock);
+	if (!killed)
+		return;
+	signals_complete(&done, -EIO);
+	wake_up_all(&q->wq);
+}
+
+/**
+ * drm_compute_userq_fence - report a completed FENCE packet
+ * @q: the queue
+ * @value: the value the packet wrote
+ *
+ * For the driver's engine, in process context, after the value is visible
+ * in memory. Wakes the waiters and completes the sync-object signals whose
+ * value is reached. The fence value is the last one written; userspace
+ * keeps it increasing.
+ */
+void drm_compute_userq_fence(struct drm_compute_userq *q, u64 value)
+{
+	struct userq_signal *sig, *tmp;
+	LIST_HEAD(done);
+
+	spin_lock(&q->lock);
+	q->fence = value;
+	list_for_each_entry_safe(sig, tmp, &q->signals, link) {
+		if (sig->value > value)
+			break;
+		list_move_tail(&sig->link, &done);
+		q->num_signals--;
+	}
+	spin_unlock(&q->lock);
+	signals_complete(&done, 0);
+	wake_up_all(&q->wq);
+}
+EXPORT_SYMBOL(drm_compute_userq_fence);
+
+/**
+ * drm_compute_userq_fault - report that a queue faulted
+ * @q: the queue, which the driver no longer runs
+ * @reason: DRM_COMPUTE_FAULT_*
+ * @va: the faulting address, or 0
+ *
+ * The queue becomes FAULTED (unless it is dead already), its waiters
+ * return -EIO and its pending signals complete with -EIO.
+ */
+void drm_compute_userq_fault(struct drm_compute_userq *q, u32 reason, u64 va)
+{
+	drm_dbg_driver(q->cdev->drm, "compute: queue %u faulted: reason %u at %#llx\n",
+		       q->id, reason, va);
+	userq_kill(q, DRM_COMPUTE_USERQ_STATUS_FAULTED, reason, va);
+}
+EXPORT_SYMBOL(drm_compute_userq_fault);
+
+static void userq_release(struct kref *ref)
+{
+	struct drm_compute_userq *q = container_of(ref, struct drm_compute_userq, ref);
+	struct drm_compute_vm *vm = q->vm;
+	unsigned long *mask = q->cu_mask;
+
+	drm_WARN_ON(q->cdev->drm, !list_empty(&q->signals));
+	mutex_destroy(&q->ctl_lock);
+	q->cdev->ops->userq_free(q);
+	bitmap_free(mask);
+	drm_compute_vm_put(vm);
+}
+
+/**
+ * drm_compute_userq_get - take a reference to a queue
+ * @q: the queue
+ */
+void drm_compute_userq_get(struct drm_compute_userq *q)
+{
+	kref_get(&q->ref);
+}
+EXPORT_SYMBOL(drm_compute_userq_get);
+
+/**
+ * drm_compute_userq_put - drop a reference to a queue
+ * @q: the queue
+ *
+ * The last reference frees it through &drm_compute_ops.userq_free.
+ */
+void drm_compute_userq_put(struct drm_compute_userq *q)
+{
+	kref_put(&q->ref, userq_release);
+}
+EXPORT_SYMBOL(drm_compute_userq_put);
+
+static struct drm_compute_userq *userq_lookup(struct drm_compute_file *cfile,
+					      u32 id)
+{
+	struct drm_compute_userq *q;
+
+	rcu_read_lock();
+	q = xa_load(&cfile->queues, id);
+	if (q && !kref_get_unless_zero(&q->ref))
+		q = NULL;
+	rcu_read_unlock();
+	return q;
+}
+
+/* Stop the hardware once; called with ctl_lock held. */
+static void userq_stop(struct drm_compute_userq *q)
+{
+	lockdep_assert_held(&q->ctl_lock);
+	if (q->stopped)
+		return;
+	q->cdev->ops->userq_stop(q);
+	q->stopped = true;
+}
+
+/**
+ * drm_compute_userq_remove - stop a queue that left its file and drop the
+ * file's reference
+ * @q: the queue, already erased from its file's table
+ * @err: the error its pending signals complete with
+ *
+ * Called with the file's lock held.
+ */
+void drm_compute_userq_remove(struct drm_compute_userq *q, int err)
+{
+	struct drm_compute_device *cdev = q->cdev;
+	LIST_HEAD(done);
+
+	lockdep_assert_held(&q->cfile->lock);
+	mutex_lock(&q->ctl_lock);
+	userq_stop(q);
+	mutex_unlock(&q->ctl_lock);
+
+	spin_lock(&q->lock);
+	q->destroyed = true;
+	list_splice_init(&q->signals, &done);
+	q->num_signals = 0;
+	spin_unlock(&q->lock);
+	signals_complete(&done, err);
+	wake_up_all(&q->wq);
+
+	mutex_lock(&cdev->userq_lock);
+	list_del_init(&q->link);
+	mutex_unlock(&cdev->userq_lock);
+	q->vm->num_queues--;
+	drm_compute_userq_put(q);
+}
+
+/**
+ * drm_compute_priority_check - may a queue get this priority
+ * @info: the device
+ * @priority: the requested level
+ * @privileged: the caller has CAP_SYS_NICE or is DRM master
+ *
+ * Returns: 0, -EINVAL for a level the device lacks, -EACCES for a
+ * privileged level without privilege.
+ */
+int drm_compute_priority_check(const struct drm_compute_dev_info *info,
+			       u32 priority, bool privileged)
+{
+	if (priority >= info->num_priorities)
+		return -EINVAL;
+	if (priority >= info->priority_privileged && !privileged)
+		return -EACCES;
+	return 0;
+}
+EXPORT_SYMBOL(drm_compute_priority_check);
+
+/**
+ * drm_compute_cu_mask_parse - turn a uapi CU mask into a bitmap
+ * @info: the device
+ * @words: @count / 32 words of mask, bit n of word n / 32 for CU n
+ * @count: bits in @words, a multiple of 32 (0: every CU)
+ * @mask: bitmap of &drm_compute_dev_info.num_cus bits, filled
+ *
+ * Returns: 0, or -EINVAL for a count that is not a multiple of 32 or
+ * exceeds the CU count rounded up to 32, a bit past the last CU, or a
+ * mask that enables no CU.
+ */
+int drm_compute_cu_mask_parse(const struct drm_compute_dev_info *info,
+			      const u32 *words, u32 count, unsigned long *mask)
+{
+	u32 n = info->num_cus, i;
+
+	if (!count) {
+		bitmap_fill(mask, n);
+		return 0;
+	}
+	if (count % 32 || count > round_up(n, 32))
+		return -EINVAL;
+	bitmap_zero(mask, n);
+	for (i = 0; i < count; i++) {
+		if (!(words[i / 32] & BIT(i % 32)))
+			continue;
+		if (i >= n)
+			return -EINVAL;
+		__set_bit(i, mask);
+	}
+	return bitmap_empty(mask, n) ? -EINVAL : 0;
+}
+EXPORT_SYMBOL(drm_compute_cu_mask_parse);
+
+/**
+ * drm_compute_userq_args_check - check the rules of a USERQ_CREATE argument
+ * that need no lookup
+ * @info: the device
+ * @args: the argument
+ *
+ * Returns: 0 or -EINVAL.
+ */
+int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
+				 const struct drm_compute_userq_create *args)
+{
+	bool wptr_mem = info->userq_caps & DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY;
+
+	if (args->flags || args->pad || args->queue_id ||
+	    args->doorbell_pos || args->doorbell_offset)
+		return -EINVAL;
+	if (args->format >= 32 || !(info->queue_formats & BIT(args->format)))
+		return -EINVAL;
+	if (args->priority >= info->num_priorities)
+		return -EINVAL;
+	if (!is_power_of_2(args->ring_size) ||
+	    args->ring_size < info->ring_size_min ||
+	    args->ring_size > info->ring_size_max)
+		return -EINVAL;
+	if (!args->ring_va || !IS_ALIGNED(args->ring_va, args->ring_size))
+		return -EINVAL;
+	if (!args->rptr_va || !IS_ALIGNED(args->rptr_va, 8))
+		return -EINVAL;
+	if (wptr_mem ? !args->wptr_va || !IS_ALIGNED(args->wptr_va, 8) :
+		       args->wptr_va)
+		return -EINVAL;
+	if (info->ctx_save_size) {
+		if (!args->ctx_save_va ||
+		    !IS_ALIGNED(args->ctx_save_va, info->page_size) ||
+		    args->ctx_save_size < info->ctx_save_size)
+			return -EINVAL;
+	} else if (args->ctx_save_va || args->ctx_save_size) {
+		return -EINVAL;
+	}
+	if (args->cu_mask_count % 32 ||
+	    args->cu_mask_count > round_up(info->num_cus, 32) ||
+	    (args->cu_mask_count && !args->cu_mask_ptr))
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_userq_args_check);
+
+static unsigned long *cu_mask_from_user(const struct drm_compute_dev_info *info,
+					const struct drm_compute_userq_create *args)
+{
+	unsigned long *mask;
+	u32 *words = NULL;
+	int ret;
+
+	mask = bitmap_zalloc(info->num_cus, GFP_KERNEL);
+	if (!mask)
+		return ERR_PTR(-ENOMEM);
+	if (args->cu_mask_count) {
+		words = memdup_array_user(u64_to_user_ptr(args->cu_mask_ptr),
+					  args->cu_mask_count / 32, sizeof(u32));
+		if (IS_ERR(words)) {
+			bitmap_free(mask);
+			return ERR_CAST(words);
+		}
+	}
+	ret = drm_compute_cu_mask_parse(info, words, args->cu_mask_count, mask);
+	kfree(words);
+	if (ret) {
+		bitmap_free(mask);
+		return ERR_PTR(ret);
+	}
+	return mask;
+}
+
+static void watchdog_kick(struct drm_compute_device *cdev)
+{
+	unsigned int ms = drm_compute_hang_timeout_ms();
+
+	/* Four looks per timeout; a disabled detector looks once a second. */
+	ms = ms ? max(ms / 4, 10u) : 1000;
+	mod_delayed_work(system_dfl_wq, &cdev->watchdog, msecs_to_jiffies(ms));
+}
+
+/**
+ * drm_compute_userq_create_ioctl - %DRM_COMPUTE_OP_USERQ_CREATE
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_create
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_create
+ * documents.
+ */
+int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	const struct drm_compute_dev_info *info = &cdev->info;
+	struct drm_compute_userq_create *args = data;
+	struct drm_compute_userq_args qargs;
+	struct drm_compute_userq *q;
+	struct drm_compute_vm *vm;
+	unsigned long *mask, id;
+	unsigned int n = 0;
+	u64 db_offset = 0;
+	u32 db_pos = 0;
+	bool privileged;
+	int ret;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	ret = drm_compute_userq_args_check(info, args);
+	if (ret)
+		return ret;
+	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
+	ret = drm_compute_priority_check(info, args->priority, privileged);
+	if (ret)
+		return ret;
+	mask = cu_mask_from_user(info, args);
+	if (IS_ERR(mask))
+		return PTR_ERR(mask);
+	vm = drm_compute_vm_lookup(cfile, args->vm_id);
+	if (!vm) {
+		bitmap_free(mask);
+		return -ENOENT;
+	}
+
+	qargs = (struct drm_compute_userq_args) {
+		.vm = vm,
+		.format = args->format,
+		.priority = args->priority,
+		.cu_mask = mask,
+		.ring_va = args->ring_va,
+		.ring_size = args->ring_size,
+		.rptr_va = args->rptr_va,
+		.wptr_va = args->wptr_va,
+		.ctx_save_va = args->ctx_save_va,
+		.ctx_save_size = args->ctx_save_size,
+	};
+
+	mutex_lock(&cfile->lock);
+	/* The VM may have been destroyed since the lookup. */
+	if (xa_load(&cfile->vms, args->vm_id) != vm) {
+		ret = -ENOENT;
+		goto err_unlock;
+	}
+	xa_for_each(&cfile->queues, id, q)
+		n++;
+	if (n >= info->max_queues) {
+		ret = -ENOSPC;
+		goto err_unlock;
+	}
+	q = cdev->ops->userq_create(cfile, &qargs, &db_offset, &db_pos);
+	if (IS_ERR(q)) {
+		ret = PTR_ERR(q);
+		goto err_unlock;
+	}
+	q->cdev = cdev;
+	q->cfile = cfile;
+	q->vm = vm;
+	kref_init(&q->ref);
+	q->priority = args->priority;
+	q->cu_mask = mask;
+	q->fence_context = dma_fence_context_alloc(1);
+	mutex_init(&q->ctl_lock);
+	spin_lock_init(&q->lock);
+	q->status = 0;
+	q->fault_reason = DRM_COMPUTE_FAULT_NONE;
+	q->fault_va = 0;
+	q->fence = 0;
+	INIT_LIST_HEAD(&q->signals);
+	q->num_signals = 0;
+	q->destroyed = false;
+	q->stopped = false;
+	init_waitqueue_head(&q->wq);
+	q->hang_progress = 0;
+	q->hang_since = jiffies;
+	vm->num_queues++;
+
+	mutex_lock(&cdev->userq_lock);
+	list_add_tail(&q->link, &cdev->userqs);
+	watchdog_kick(cdev);
+	mutex_unlock(&cdev->userq_lock);
+
+	/* Started before it is published, so no ioctl sees it unstarted. */
+	cdev->ops->userq_start(q);
+	ret = xa_alloc(&cfile->queues, &q->id, q, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		/* Never published: stop it, and the file's reference goes. */
+		drm_compute_userq_remove(q, -ECANCELED);
+		mutex_unlock(&cfile->lock);
+		return ret;
+	}
+	mutex_unlock(&cfile->lock);
+
+	args->queue_id = q->id;
+	args->doorbell_offset = db_offset;
+	args->doorbell_pos = db_pos;
+	return 0;
+
+err_unlock:
+	mutex_unlock(&cfile->lock);
+	drm_compute_vm_put(vm);
+	bitmap_free(mask);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_userq_create_ioctl);
+
+/**
+ * drm_compute_userq_destroy_ioctl - %DRM_COMPUTE_OP_USERQ_DESTROY
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_destroy
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_destroy
+ * documents.
+ */
+int drm_compute_userq_destroy_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_userq_destroy *args = data;
+	struct drm_compute_userq *q;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->pad)
+		return -EINVAL;
+	mutex_lock(&cfile->lock);
+	q = xa_erase(&cfile->queues, args->queue_id);
+	if (q)
+		drm_compute_userq_remove(q, -ECANCELED);
+	mutex_unlock(&cfile->lock);
+	return q ? 0 : -ENOENT;
+}
+EXPORT_SYMBOL(drm_compute_userq_destroy_ioctl);
+
+static int userq_suspend(struct drm_compute_userq *q)
+{
+	u32 status;
+	int ret;
+
+	mutex_lock(&q->ctl_lock);
+	spin_lock(&q->lock);
+	status = q->status;
+	spin_unlock(&q->lock);
+	if (status == DRM_COMPUTE_USERQ_STATUS_SUSPENDED) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (status) {
+		ret = -EIO;
+		goto out;
+	}
+	ret = q->cdev->ops->userq_suspend(q);
+	if (ret)
+		goto out;
+	spin_lock(&q->lock);
+	if (!q->status)
+		q->status = DRM_COMPUTE_USERQ_STATUS_SUSPENDED;
+	else
+		ret = -EIO;	/* it faulted on the way */
+	spin_unlock(&q->lock);
+out:
+	mutex_unlock(&q->ctl_lock);
+	return ret;
+}
+
+static int userq_resume(struct drm_compute_userq *q)
+{
+	int ret = 0;
+
+	mutex_lock(&q->ctl_lock);
+	spin_lock(&q->lock);
+	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED)
+		ret = userq_dead(q) ? -EIO : -EINVAL;
+	else
+		q->status = 0;	/* a fault reported while resuming sticks */
+	spin_unlock(&q->lock);
+	if (!ret) {
+		ret = q->cdev->ops->userq_resume(q);
+		if (ret) {
+			spin_lock(&q->lock);
+			if (!q->status)
+				q->status = DRM_COMPUTE_USERQ_STATUS_SUSPENDED;
+			spin_unlock(&q->lock);
+		}
+	}
+	mutex_unlock(&q->ctl_lock);
+	return ret;
+}
+
+/**
+ * drm_compute_userq_control_ioctl - %DRM_COMPUTE_OP_USERQ_CONTROL
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_control
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_control
+ * documents.
+ */
+int drm_compute_userq_control_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_userq_control *args = data;
+	struct drm_compute_userq *q;
+	int ret;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->flags || args->pad)
+		return -EINVAL;
+	if (args->op < DRM_COMPUTE_USERQ_OP_SUSPEND ||
+	    args->op > DRM_COMPUTE_USERQ_OP_WAKE)
+		return -EINVAL;
+	q = userq_lookup(cfile, args->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	switch (args->op) {
+	case DRM_COMPUTE_USERQ_OP_SUSPEND:
+		ret = userq_suspend(q);
+		break;
+	case DRM_COMPUTE_USERQ_OP_RESUME:
+		ret = userq_resume(q);
+		break;
+	default:
+		spin_lock(&q->lock);
+		ret = userq_dead(q) ? -EIO : 0;
+		spin_unlock(&q->lock);
+		if (!ret && q->cdev->ops->userq_wake)
+			q->cdev->ops->userq_wake(q);
+		break;
+	}
+	drm_compute_userq_put(q);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_userq_control_ioctl);
+
+/**
+ * drm_compute_userq_state_ioctl - %DRM_COMPUTE_OP_USERQ_STATE
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_state
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_state
+ * documents.
+ */
+int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_userq_state *args = data;
+	struct drm_compute_userq_hw hw;
+	struct drm_compute_userq *q;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (!drm_compute_zero_from(args, status))
+		return -EINVAL;
+	q = userq_lookup(cfile, args->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	q->cdev->ops->userq_hw_state(q, &hw);
+	spin_lock(&q->lock);
+	args->status = q->status;
+	args->fence = q->fence;
+	args->fault_reason = q->fault_reason;
+	args->fault_va = q->fault_va;
+	spin_unlock(&q->lock);
+	if (!args->status)
+		args->status = hw.rptr == hw.wptr ? DRM_COMPUTE_USERQ_STATUS_IDLE :
+						    DRM_COMPUTE_USERQ_STATUS_RUNNING;
+	args->rptr = hw.rptr;
+	args->wptr = hw.wptr;
+	args->priority = q->priority;
+	drm_compute_userq_put(q);
+	return 0;
+}
+EXPORT_SYMBOL(drm_compute_userq_state_ioctl);
+
+/* Whether a wait for @value is over; *@err says how it ended. */
+static bool wait_done(struct drm_compute_userq *q, u64 value, int *err)
+{
+	bool done = true;
+
+	spin_lock(&q->lock);
+	if (q->fence >= value)
+		*err = 0;
+	else if (q->destroyed)
+		*err = -ECANCELED;
+	else if (userq_dead(q))
+		*err = -EIO;
+	else
+		done = false;
+	spin_unlock(&q->lock);
+	return done;
+}
+
+/**
+ * drm_compute_userq_wait_ioctl - %DRM_COMPUTE_OP_USERQ_WAIT
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_wait
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_wait
+ * documents.
+ */
+int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_userq_wait *args = data;
+	struct drm_compute_userq *q;
+	signed long timeout;
+	int err = 0;
+	long ret;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->flags)
+		return -EINVAL;
+	q = userq_lookup(cfile, args->queue_id);
+	if (!q)
+		return -ENOENT;
+
+	timeout = drm_timeout_abs_to_jiffies(args->timeout_nsec);
+	ret = wait_event_interruptible_timeout(q->wq,
+					       wait_done(q, args->value, &err),
+					       timeout);
+	drm_compute_userq_put(q);
+	if (ret < 0)
+		return ret;
+	if (!ret)
+		return -ETIME;
+	return err;
+}
+EXPORT_SYMBOL(drm_compute_userq_wait_ioctl);
+
+static struct userq_signal *signal_alloc(struct drm_compute_userq *q,
+					 const struct drm_compute_userq_signal *args)
+{
+	struct userq_signal *sig;
+
+	sig = kzalloc_obj(*sig);
+	if (!sig)
+		return NULL;
+	sig->value = args->value;
+	sig->point = args->point;
+	sig->fence = kzalloc_obj(*sig->fence);
+	if (!sig->fence)
+		goto err;
+	dma_fence_init(sig->fence, &userq_fence_ops, &fence_lock,
+		       q->fence_context, args->value);
+	if (args->point) {
+		sig->chain = dma_fence_chain_alloc();
+		if (!sig->chain)
+			goto err;
+	}
+	return sig;
+err:
+	if (sig->fence) {
+		dma_fence_signal(sig->fence);
+		dma_fence_put(sig->fence);
+	}
+	kfree(sig);
+	return NULL;
+}
+
+/**
+ * drm_compute_userq_signal_ioctl - %DRM_COMPUTE_OP_USERQ_SIGNAL
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_signal
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_signal
+ * documents.
+ */
+int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_userq_signal *args = data;
+	struct userq_signal *sig, *pos;
+	struct drm_syncobj *syncobj;
+	struct drm_compute_userq *q;
+	bool now = false;
+	int ret = 0;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->flags || args->pad)
+		return -EINVAL;
+	q = userq_lookup(cfile, args->queue_id);
+	if (!q)
+		return -ENOENT;
+	syncobj = drm_syncobj_find(cfile->file, args->handle);
+	if (!syncobj) {
+		ret = -ENOENT;
+		goto out;
+	}
+	sig = signal_alloc(q, args);
+	if (!sig) {
+		drm_syncobj_put(syncobj);
+		ret = -ENOMEM;
+		goto out;
+	}
+	sig->syncobj = syncobj;
+
+	spin_lock(&q->lock);
+	if (q->destroyed || userq_dead(q)) {
+		ret = -EIO;
+	} else if (q->fence >= args->value) {
+		now = true;
+	} else if (q->num_signals >= DRM_COMPUTE_MAX_SIGNALS) {
+		ret = -ENOSPC;
+	} else {
+		/* Keep the list sorted by value: completion walks its head. */
+		list_for_each_entry_reverse(pos, &q->signals, link)
+			if (pos->value <= sig->value)
+				break;
+		list_add(&sig->link, &pos->link);
+		q->num_signals++;
+	}
+	spin_unlock(&q->lock);
+
+	if (now) {
+		signal_complete(sig, 0);
+	} else if (ret) {
+		/* Never published: drop it quietly, signaled so it can go. */
+		dma_fence_signal(sig->fence);
+		signal_free(sig);
+	}
+out:
+	drm_compute_userq_put(q);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_userq_signal_ioctl);
+
+static void hang_reset(struct drm_compute_userq *q)
+{
+	mutex_lock(&q->ctl_lock);
+	spin_lock(&q->lock);
+	if (q->status || q->destroyed) {
+		spin_unlock(&q->lock);
+		goto out;
+	}
+	spin_unlock(&q->lock);
+	userq_stop(q);
+	userq_kill(q, DRM_COMPUTE_USERQ_STATUS_HUNG, DRM_COMPUTE_FAULT_HANG, 0);
+	drm_err_ratelimited(q->cdev->drm,
+			    "compute: queue %u made no progress for %u ms; reset it\n",
+			    q->id, drm_compute_hang_timeout_ms());
+out:
+	mutex_unlock(&q->ctl_lock);
+}
+
+#define WATCHDOG_BATCH	16
+
+/**
+ * drm_compute_watchdog_work - hang detection of a device's queues
+ * @work: &drm_compute_device.watchdog
+ *
+ * Looks at every active queue: one with pending work whose progress
+ * counter stood still for the hang timeout is reset (hang_reset()). Runs
+ * while the device has queues.
+ */
+void drm_compute_watchdog_work(struct work_struct *work)
+{
+	struct drm_compute_device *cdev =
+		container_of(work, struct drm_compute_device, watchdog.work);
+	unsigned int ms = drm_compute_hang_timeout_ms(), n = 0, i;
+	struct drm_compute_userq *hung[WATCHDOG_BATCH];
+	struct drm_compute_userq_hw hw;
+	struct drm_compute_userq *q;
+	bool any;
+
+	mutex_lock(&cdev->userq_lock);
+	list_for_each_entry(q, &cdev->userqs, link) {
+		bool active;
+
+		spin_lock(&q->lock);
+		active = !q->status && !q->destroyed;
+		spin_unlock(&q->lock);
+		if (!active || !ms) {
+			q->hang_since = jiffies;
+			continue;
+		}
+		cdev->ops->userq_hw_state(q, &hw);
+		if (hw.rptr == hw.wptr || hw.progress != q->hang_progress) {
+			q->hang_progress = hw.progress;
+			q->hang_since = jiffies;
+			continue;
+		}
+		if (time_before(jiffies, q->hang_since + msecs_to_jiffies(ms)) ||
+		    n == WATCHDOG_BATCH)
+			continue;
+		drm_compute_userq_get(q);
+		hung[n++] = q;
+	}
+	mutex_unlock(&cdev->userq_lock);
+
+	for (i = 0; i < n; i++) {
+		hang_reset(hung[i]);
+		drm_compute_userq_put(hung[i]);
+	}
+
+	mutex_lock(&cdev->userq_lock);
+	any = !list_empty(&cdev->userqs);
+	if (any)
+		watchdog_kick(cdev);
+	mutex_unlock(&cdev->userq_lock);
+}
+
+/**
+ * drm_compute_device_unplug - the device went away
+ * @cdev: the device
+ *
+ * For the driver's removal path, after drm_dev_unplug(): every queue of
+ * every file is stopped and becomes LOST, its waiters return -EIO and its
+ * pending signals complete with -EIO. The files stay open until userspace
+ * closes them; their ioctls fail with -ENODEV in the DRM core.
+ */
+void drm_compute_device_unplug(struct drm_compute_device *cdev)
+{
+	struct drm_compute_userq *q;
+
+	cancel_delayed_work_sync(&cdev->watchdog);
+	mutex_lock(&cdev->userq_lock);
+	list_for_each_entry(q, &cdev->userqs, link) {
+		mutex_lock(&q->ctl_lock);
+		userq_stop(q);
+		mutex_unlock(&q->ctl_lock);
+		userq_kill(q, DRM_COMPUTE_USERQ_STATUS_LOST, DRM_COMPUTE_FAULT_LOST, 0);
+	}
+	mutex_unlock(&cdev->userq_lock);
+}
+EXPORT_SYMBOL(drm_compute_device_unplug);

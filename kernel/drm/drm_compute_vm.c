@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+#include <linux/export.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+
+#include <kunit/visibility.h>
+
+#include <drm/drm_compute.h>
+#include <drm/drm_exec.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
+#include <drm/drm_print.h>
+
+#include "drm_compute_internal.h"
+
+/**
+ * DOC: GPU VMs
+ *
+ * A file has any number of GPU virtual address spaces, up to
+ * &drm_compute_dev_info.max_vms, each named by an id the helper allocates.
+ * The helper owns the ids, the references and every rule of
+ * &struct drm_compute_vm_bind (drm_compute_bind_check()); the driver owns
+ * the address space itself through &drm_compute_ops.vm_bind.
+ *
+ * A VM is not destroyed under a running queue: VM_DESTROY fails with
+ * -EBUSY while a queue of the file runs on it, and a queue holds a
+ * reference to its VM for its whole life.
+ *
+ * Drivers whose GPU VM is a &struct drm_gpuvm (vcompute) implement
+ * &drm_compute_ops.vm_bind with drm_compute_gpuvm_bind(), which is the
+ * synchronous bind of pvr and msm: the VM's and the buffers' reservations
+ * locked with drm_exec, the split/merge steps computed by drm_gpuvm, every
+ * allocation made before the first page-table entry changes, and the
+ * driver's &struct drm_compute_gpuvm_pt_ops writing the entries. A MAP
+ * into a range that is not empty fails with -EINVAL, so a bind never
+ * replaces a mapping behind a queue's back; an UNMAP splits the mappings
+ * that straddle its ends.
+ *
+ * Locking: the VM's &drm_gpuvm.r_obj reservation protects the drm_gpuvm
+ * tree (%DRM_GPUVM_RESV_PROTECTED); each buffer's reservation protects its
+ * gpuva list. Queues never take these locks; they see mappings only
+ * through the driver's page tables, which &drm_compute_gpuvm_pt_ops.unmap
+ * must update so that no queue reaches an unmapped page once it returns.
+ */
+
+/**
+ * drm_compute_vm_lookup - find a VM of a file by id
+ * @cfile: the file
+ * @id: the VM id
+ *
+ * Returns: the VM with a reference the caller puts, or NULL.
+ */
+struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
+					     u32 id)
+{
+	struct drm_compute_vm *vm;
+
+	rcu_read_lock();
+	vm = xa_load(&cfile->vms, id);
+	if (vm && !kref_get_unless_zero(&vm->ref))
+		vm = NULL;
+	rcu_read_unlock();
+	return vm;
+}
+
+static void vm_release(struct kref *ref)
+{
+	struct drm_compute_vm *vm = container_of(ref, struct drm_compute_vm, ref);
+
+	vm->cdev->ops->vm_free(vm);
+}
+
+/**
+ * drm_compute_vm_put - drop a reference to a VM
+ * @vm: the VM
+ *
+ * The last reference frees the VM through &drm_compute_ops.vm_free.
+ */
+void drm_compute_vm_put(struct drm_compute_vm *vm)
+{
+	kref_put(&vm->ref, vm_release);
+}
+EXPORT_SYMBOL(drm_compute_vm_put);
+
+/**
+ * drm_compute_vm_create_ioctl - %DRM_COMPUTE_OP_VM_CREATE
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_vm_create
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_vm_create
+ * documents.
+ */
+int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_vm_create *args = data;
+	struct drm_compute_vm *vm;
+	unsigned long id;
+	unsigned int n = 0;
+	int ret;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->flags || args->vm_id)
+		return -EINVAL;
+
+	mutex_lock(&cfile->lock);
+	xa_for_each(&cfile->vms, id, vm)
+		n++;
+	if (n >= cdev->info.max_vms) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	vm = cdev->ops->vm_create(cfile);
+	if (IS_ERR(vm)) {
+		ret = PTR_ERR(vm);
+		goto out;
+	}
+	vm->cdev = cdev;
+	vm->cfile = cfile;
+	vm->num_queues = 0;
+	kref_init(&vm->ref);
+	ret = xa_alloc(&cfile->vms, &vm->id, vm, xa_limit_32b, GFP_KERNEL);
+	if (ret) {
+		drm_compute_vm_put(vm);
+		goto out;
+	}
+	args->vm_id = vm->id;
+out:
+	mutex_unlock(&cfile->lock);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_vm_create_ioctl);
+
+/**
+ * drm_compute_vm_destroy_ioctl - %DRM_COMPUTE_OP_VM_DESTROY
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_vm_destroy
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_vm_destroy
+ * documents.
+ */
+int drm_compute_vm_destroy_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_vm_destroy *args = data;
+	struct drm_compute_vm *vm;
+	int ret = 0;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if (args->pad)
+		return -EINVAL;
+
+	mutex_lock(&cfile->lock);
+	vm = xa_load(&cfile->vms, args->vm_id);
+	if (!vm)
+		ret = -ENOENT;
+	else if (vm->num_queues)
+		ret = -EBUSY;
+	else
+		xa_erase(&cfile->vms, args->vm_id);
+	mutex_unlock(&cfile->lock);
+	if (!ret)
+		drm_compute_vm_put(vm);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_vm_destroy_ioctl);
+
+/**
+ * drm_compute_bind_check - check a VM_BIND argument against the uapi rules
+ * @info: the device
+ * @args: the argument
+ * @bo_size: size of the buffer @args maps (MAP), or U64_MAX to check
+ *	everything but the buffer's bounds
+ *
+ * Returns: 0 when every rule of &struct drm_compute_vm_bind holds,
+ * -EINVAL otherwise.
+ */
+int drm_compute_bind_check(const struct drm_compute_dev_info *info,
+			   const struct drm_compute_vm_bind *args,
+			   u64 bo_size)
+{
+	u64 end, bo_end;
+
+	if (args->pad)
+		return -EINVAL;
+	switch (args->op) {
+	case DRM_COMPUTE_VM_BIND_OP_MAP:
+		if (args->flags & ~DRM_COMPUTE_VM_BIND_FLAGS_KNOWN)
+			return -EINVAL;
+		if (check_add_overflow(args->bo_offset, args->range, &bo_end) ||
+		    bo_end > bo_size)
+			return -EINVAL;
+		break;
+	case DRM_COMPUTE_VM_BIND_OP_UNMAP:
+		if (args->flags || args->handle || args->bo_offset)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (!args->range ||
+	    !IS_ALIGNED(args->va | args->range | args->bo_offset, info->page_size))
+		return -EINVAL;
+	if (check_add_overflow(args->va, args->range, &end))
+		return -EINVAL;
+	if (args->va < info->va_start || end > info->va_end)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_bind_check);
+
+static bool bo_bindable(struct drm_compute_device *cdev,
+			struct drm_gem_object *obj)
+{
+	if (cdev->ops->bo_bindable)
+		return cdev->ops->bo_bindable(obj);
+	return obj->dev == cdev->drm && !drm_gem_is_imported(obj);
+}
+
+/**
+ * drm_compute_vm_bind_ioctl - %DRM_COMPUTE_OP_VM_BIND
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_vm_bind
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_vm_bind
+ * documents.
+ */
+int drm_compute_vm_bind_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_vm_bind *args = data;
+	struct drm_compute_bind bind = {
+		.op = args->op,
+		.flags = args->flags,
+		.bo_offset = args->bo_offset,
+		.va = args->va,
+		.range = args->range,
+	};
+	struct drm_compute_vm *vm;
+	int ret;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	/* Every rule but the buffer's bounds, before any lookup. */
+	ret = drm_compute_bind_check(&cdev->info, args, U64_MAX);
+	if (ret)
+		return ret;
+
+	vm = drm_compute_vm_lookup(cfile, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	if (args->op == DRM_COMPUTE_VM_BIND_OP_MAP) {
+		bind.obj = drm_gem_object_lookup(cfile->file, args->handle);
+		if (!bind.obj) {
+			ret = -ENOENT;
+			goto out;
+		}
+		if (!bo_bindable(cdev, bind.obj)) {
+			ret = -EOPNOTSUPP;
+			goto out;
+		}
+		ret = drm_compute_bind_check(&cdev->info, args, bind.obj->size);
+		if (ret)
+			goto out;
+	}
+	ret = cdev->ops->vm_bind(vm, &bind);
+out:
+	if (bind.obj)
+		drm_gem_object_put(bind.obj);
+	drm_compute_vm_put(vm);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_vm_bind_ioctl);
+
+static const struct drm_compute_gpuvm_pt_ops *pt_ops(struct drm_gpuvm *gpuvm)
+{
+	return &container_of(gpuvm->ops, struct drm_compute_gpuvm_funcs, gpuvm)->pt;
+}
+
+static int gpuvm_map(struct drm_gpuvm *gpuvm, const struct drm_compute_bind *bind)
+{
+	const struct drm_compute_gpuvm_pt_ops *pt = pt_ops(gpuvm);
+	struct drm_gpuva_op_map op = {
+		.va.addr = bind->va,
+		.va.range = bind->range,
+		.gem.obj = bind->obj,
+		.gem.offset = bind->bo_offset,
+	};
+	struct drm_gpuvm_bo *vm_bo;
+	struct drm_gpuva *va;
+	int ret;
+
+	if (!drm_gpuvm_interval_empty(gpuvm, bind->va, bind->range))
+		return -EINVAL;
+
+	va = kzalloc_obj(*va);
+	if (!va)
+		return -ENOMEM;
+	vm_bo = drm_gpuvm_bo_obtain_locked(gpuvm, bind->obj);
+	if (IS_ERR(vm_bo)) {
+		kfree(va);
+		return PTR_ERR(vm_bo);
+	}
+	ret = pt->prepare(gpuvm, bind->va, bind->range);
+	if (ret) {
+		drm_gpuvm_bo_put(vm_bo);
+		kfree(va);
+		return ret;
+	}
+
+	/* Nothing below fails. */
+	pt->map(gpuvm, bind->va, bind->range, bind->obj, bind->bo_offset,
+		bind->flags);
+	drm_gpuva_map(gpuvm, va, &op);
+	drm_gpuva_link(va, vm_bo);
+	drm_gpuvm_bo_extobj_add(vm_bo);
+	drm_gpuvm_bo_put(vm_bo);
+	return 0;
+}
+
+static int gpuvm_unmap(struct drm_gpuvm *gpuvm, u64 addr, u64 range)
+{
+	const struct drm_compute_gpuvm_pt_ops *pt = pt_ops(gpuvm);
+	struct drm_gpuva **spare, *old;
+	struct drm_gpuva_ops *ops;
+	struct drm_gpuva_op *op;
+	unsigned int n = 0, used = 0, i;
+	int ret = 0;
+
+	ops = drm_gpuvm_sm_unmap_ops_create(gpuvm, addr, range);
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+
+	/* Every split keeps up to two outer parts: allocate them first. */
+	drm_gpuva_for_each_op(op, ops)
+		if (op->op == DRM_GPUVA_OP_REMAP)
+			n += !!op->remap.prev + !!op->remap.next;
+	spare = kcalloc(n ?: 1, sizeof(*spare), GFP_KERNEL);
+	if (!spare) {
+		ret = -ENOMEM;
+		goto out_ops;
+	}
+	for (i = 0; i < n; i++) {
+		spare[i] = kzalloc_obj(*spare[i]);
+		if (!spare[i]) {
+			ret = -ENOMEM;
+			goto out_spare;
+		}
+	}
+
+	/* Nothing below fails. */
+	drm_gpuva_for_each_op(op, ops) {
+		switch (op->op) {
+		case DRM_GPUVA_OP_REMAP: {
+			struct drm_gpuva *prev = NULL, *next = NULL;
+			u64 start, len;
+
+			old = op->remap.unmap->va;
+			drm_gpuva_op_remap_to_unmap_range(&op->remap, &start, &len);
+			pt->unmap(gpuvm, start, len);
+			if (op->remap.prev)
+				prev = spare[used++];
+			if (op->remap.next)
+				next = spare[used++];
+			drm_gpuva_remap(prev, next, &op->remap);
+			if (prev)
+				drm_gpuva_link(prev, old->vm_bo);
+			if (next)
+				drm_gpuva_link(next, old->vm_bo);
+			drm_gpuva_unlink(old);
+			kfree(old);
+			break;
+		}
+		case DRM_GPUVA_OP_UNMAP:
+			old = op->unmap.va;
+			pt->unmap(gpuvm, old->va.addr, old->va.range);
+			drm_gpuva_unlink(old);
+			drm_gpuva_unmap(&op->unmap);
+			kfree(old);
+			break;
+		default:
+			break;
+		}
+	}
+out_spare:
+	for (i = used; i < n; i++)
+		kfree(spare[i]);
+	kfree(spare);
+out_ops:
+	drm_gpuva_ops_free(gpuvm, ops);
+	return ret;
+}
+
+/**
+ * drm_compute_gpuvm_bind - &drm_compute_ops.vm_bind for drivers on drm_gpuvm
+ * @gpuvm: the driver's VM, initialized with the &drm_gpuvm_ops of a
+ *	&struct drm_compute_gpuvm_funcs and %DRM_GPUVM_RESV_PROTECTED
+ * @bind: the validated operation
+ *
+ * Locks the VM's reservation and those of every buffer the operation
+ * touches, makes every allocation, then changes the tree and the page
+ * tables in steps that cannot fail, so an error leaves the VM unchanged.
+ *
+ * Returns: 0, -EINVAL for a MAP into a range that is not empty, -ENOMEM,
+ * or -EINTR/-ERESTARTSYS while waiting for a lock.
+ */
+int drm_compute_gpuvm_bind(struct drm_gpuvm *gpuvm,
+			   const struct drm_compute_bind *bind)
+{
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_gpuvm_prepare_vm(gpuvm, &exec, 0);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out;
+		if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+			ret = drm_exec_lock_obj(&exec, bind->obj);
+		else
+			ret = drm_gpuvm_sm_unmap_exec_lock(gpuvm, &exec, bind->va,
+							   bind->range);
+		drm_exec_retry_on_contention(&exec);
+		if (ret)
+			goto out;
+	}
+
+	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+		ret = gpuvm_map(gpuvm, bind);
+	else
+		ret = gpuvm_unmap(gpuvm, bind->va, bind->range);
+out:
+	drm_exec_fini(&exec);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_gpuvm_bind);
+
+/**
+ * drm_compute_gpuvm_unmap_all - remove every mapping of a VM
+ * @gpuvm: the VM, as for drm_compute_gpuvm_bind()
+ *
+ * For the driver's &drm_compute_ops.vm_free: clears the page tables and
+ * drops the buffers' references without allocating, so teardown cannot
+ * fail.
+ */
+void drm_compute_gpuvm_unmap_all(struct drm_gpuvm *gpuvm)
+{
+	const struct drm_compute_gpuvm_pt_ops *pt = pt_ops(gpuvm);
+	struct drm_gpuva *va, *next;
+	struct drm_exec exec;
+	int ret;
+
+	drm_exec_init(&exec, 0, 0);
+	drm_exec_until_all_locked(&exec) {
+		ret = drm_gpuvm_prepare_vm(gpuvm, &exec, 0);
+		drm_exec_retry_on_contention(&exec);
+		if (!ret)
+			ret = drm_gpuvm_sm_unmap_exec_lock(gpuvm, &exec,
+							   gpuvm->mm_start,
+							   gpuvm->mm_range);
+		drm_exec_retry_on_contention(&exec);
+	}
+	/* Uninterruptible locking fails only on a bug. */
+	drm_WARN_ON(gpuvm->drm, ret);
+
+	drm_gpuvm_for_each_va_safe(va, next, gpuvm) {
+		pt->unmap(gpuvm, va->va.addr, va->va.range);
+		drm_gpuva_unlink(va);
+		drm_gpuva_remove(va);
+		kfree(va);
+	}
+	drm_exec_fini(&exec);
+}
+EXPORT_SYMBOL(drm_compute_gpuvm_unmap_all);

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * KUnit tests of the DRM compute helpers: features from ops, the checks of
+ * a driver's description, and the query reports.
+ *
+ * Copyright 2026 The onenode authors
+ */
+
+#include <kunit/test.h>
+#include <linux/module.h>
+#include <linux/sizes.h>
+
+#include <drm/drm_compute.h>
+
+#include "../drm_compute_internal.h"
+
+/* Never called: only their presence counts. */
+static int nop_bo_create(struct drm_compute_file *cfile, u64 size, u64 placement,
+			 u32 *handle)
+{
+	return -ENODEV;
+}
+
+static struct drm_compute_vm *nop_vm_create(struct drm_compute_file *cfile)
+{
+	return ERR_PTR(-ENODEV);
+}
+
+static void nop_vm_free(struct drm_compute_vm *vm) { }
+
+static int nop_vm_bind(struct drm_compute_vm *vm, const struct drm_compute_bind *bind)
+{
+	return -ENODEV;
+}
+
+static struct drm_compute_userq *nop_userq_create(struct drm_compute_file *cfile,
+						  const struct drm_compute_userq_args *args,
+						  u64 *offset, u32 *pos)
+{
+	return ERR_PTR(-ENODEV);
+}
+
+static void nop_userq(struct drm_compute_userq *q) { }
+
+static int nop_userq_int(struct drm_compute_userq *q)
+{
+	return -ENODEV;
+}
+
+static void nop_hw_state(struct drm_compute_userq *q, struct drm_compute_userq_hw *hw) { }
+
+static const struct drm_compute_ops full_ops = {
+	.bo_create = nop_bo_create,
+	.vm_create = nop_vm_create,
+	.vm_free = nop_vm_free,
+	.vm_bind = nop_vm_bind,
+	.userq_create = nop_userq_create,
+	.userq_start = nop_userq,
+	.userq_stop = nop_userq,
+	.userq_free = nop_userq,
+	.userq_suspend = nop_userq_int,
+	.userq_resume = nop_userq_int,
+	.userq_hw_state = nop_hw_state,
+	.userq_wake = nop_userq,
+};
+
+static const struct drm_compute_dev_info info = {
+	.vram_size = SZ_1G,
+	.vram_bar_size = SZ_256M,
+	.placements = DRM_COMPUTE_PLACEMENT_VRAM | DRM_COMPUTE_PLACEMENT_SYSTEM,
+	.va_start = SZ_64K,
+	.va_end = 1ULL << 47,
+	.page_size = PAGE_SIZE,
+	.max_vms = 4,
+	.max_queues = 8,
+	.num_priorities = 16,
+	.priority_default = 7,
+	.priority_privileged = 12,
+	.num_cus = 8,
+	.queue_formats = BIT(DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE),
+	.doorbell_size = PAGE_SIZE,
+	.userq_caps = DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP,
+	.ring_size_min = SZ_4K,
+	.ring_size_max = SZ_4M,
+	.ctx_save_size = PAGE_SIZE,
+};
+
+static void features_follow_ops(struct kunit *test)
+{
+	/* Each mandatory USERQ callback, removed in turn, drops the feature. */
+	static const size_t mandatory[] = {
+		offsetof(struct drm_compute_ops, bo_create),
+		offsetof(struct drm_compute_ops, vm_create),
+		offsetof(struct drm_compute_ops, vm_free),
+		offsetof(struct drm_compute_ops, vm_bind),
+		offsetof(struct drm_compute_ops, userq_create),
+		offsetof(struct drm_compute_ops, userq_start),
+		offsetof(struct drm_compute_ops, userq_stop),
+		offsetof(struct drm_compute_ops, userq_free),
+		offsetof(struct drm_compute_ops, userq_suspend),
+		offsetof(struct drm_compute_ops, userq_resume),
+		offsetof(struct drm_compute_ops, userq_hw_state),
+	};
+	struct drm_compute_ops ops;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&full_ops), DRM_COMPUTE_FEATURE_USERQ);
+	for (i = 0; i < ARRAY_SIZE(mandatory); i++) {
+		ops = full_ops;
+		*(void **)((u8 *)&ops + mandatory[i]) = NULL;
+		KUNIT_EXPECT_EQ_MSG(test, drm_compute_features(&ops), 0ULL,
+				    "callback at offset %zu", mandatory[i]);
+	}
+	/* Optional ones do not. */
+	ops = full_ops;
+	ops.userq_wake = NULL;
+	ops.bo_bindable = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops), DRM_COMPUTE_FEATURE_USERQ);
+}
+
+static void info_check_accepts_valid(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, drm_compute_info_check(&info, DRM_COMPUTE_FEATURE_USERQ), 0);
+	/* Without USERQ, the limits are not needed. */
+	KUNIT_EXPECT_EQ(test, drm_compute_info_check(&(struct drm_compute_dev_info) {
+		.vram_size = SZ_1G }, 0), 0);
+}
+
+struct info_case {
+	const char *name;
+	void (*spoil)(struct drm_compute_dev_info *i);
+};
+
+
+static void spoil_bar(struct drm_compute_dev_info *i) { i->vram_bar_size = i->vram_size + 1; }
+static void spoil_placements(struct drm_compute_dev_info *i) { i->placements = 0; }
+static void spoil_placement_bit(struct drm_compute_dev_info *i) { i->placements |= BIT_ULL(9); }
+static void spoil_vram(struct drm_compute_dev_info *i) { i->vram_size = 0; i->vram_bar_size = 0; }
+static void spoil_page(struct drm_compute_dev_info *i) { i->page_size = 3 * PAGE_SIZE; }
+static void spoil_va(struct drm_compute_dev_info *i) { i->va_end = i->va_start; }
+static void spoil_va_align(struct drm_compute_dev_info *i) { i->va_start = 1; }
+static void spoil_vms(struct drm_compute_dev_info *i) { i->max_vms = 0; }
+static void spoil_queues(struct drm_compute_dev_info *i) { i->max_queues = 0; }
+static void spoil_cus(struct drm_compute_dev_info *i) { i->num_cus = 0; }
+static void spoil_prios(struct drm_compute_dev_info *i) { i->num_priorities = 17; }
+static void spoil_default(struct drm_compute_dev_info *i) { i->priority_default = 16; }
+static void spoil_priv(struct drm_compute_dev_info *i) { i->priority_privileged = 7; }
+static void spoil_formats(struct drm_compute_dev_info *i) { i->queue_formats = 0; }
+static void spoil_doorbell(struct drm_compute_dev_info *i) { i->doorbell_size = 0; }
+static void spoil_ring(struct drm_compute_dev_info *i) { i->ring_size_min = SZ_8M; }
+static void spoil_ring_pow2(struct drm_compute_dev_info *i) { i->ring_size_max = SZ_4M + SZ_4K; }
+static void spoil_caps(struct drm_compute_dev_info *i) { i->userq_caps |= BIT_ULL(40); }
+
+static const struct info_case info_cases[] = {
+	{ "bar-larger-than-vram", spoil_bar },
+	{ "no-placement", spoil_placements },
+	{ "unknown-placement", spoil_placement_bit },
+	{ "vram-placement-without-vram", spoil_vram },
+	{ "page-size-not-power-of-2", spoil_page },
+	{ "empty-va-range", spoil_va },
+	{ "va-range-unaligned", spoil_va_align },
+	{ "no-vms", spoil_vms },
+	{ "no-queues", spoil_queues },
+	{ "no-cus", spoil_cus },
+	{ "too-many-priorities", spoil_prios },
+	{ "default-priority-out-of-range", spoil_default },
+	{ "privileged-not-above-default", spoil_priv },
+	{ "no-queue-format", spoil_formats },
+	{ "no-doorbell", spoil_doorbell },
+	{ "ring-min-above-max", spoil_ring },
+	{ "ring-max-not-power-of-2", spoil_ring_pow2 },
+	{ "unknown-userq-cap", spoil_caps },
+};
+
+static void info_case_desc(const struct info_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(info_case, info_cases, info_case_desc);
+
+static void info_check_rejects(struct kunit *test)
+{
+	const struct info_case *c = test->param_value;
+	struct drm_compute_dev_info i = info;
+
+	c->spoil(&i);
+	KUNIT_EXPECT_EQ(test, drm_compute_info_check(&i, DRM_COMPUTE_FEATURE_USERQ), -EINVAL);
+}
+
+static void query_device_reports_info(struct kunit *test)
+{
+	struct drm_compute_device cdev = { .info = info, .features = DRM_COMPUTE_FEATURE_USERQ };
+	struct drm_compute_query_device d;
+
+	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_DEVICE,
+						     &d, sizeof(d)), (int)sizeof(d));
+	KUNIT_EXPECT_EQ(test, d.features, DRM_COMPUTE_FEATURE_USERQ);
+	KUNIT_EXPECT_EQ(test, d.vram_size, info.vram_size);
+	KUNIT_EXPECT_EQ(test, d.vram_bar_size, info.vram_bar_size);
+	KUNIT_EXPECT_EQ(test, d.placements, info.placements);
+	KUNIT_EXPECT_EQ(test, d.va_start, info.va_start);
+	KUNIT_EXPECT_EQ(test, d.va_end, info.va_end);
+	KUNIT_EXPECT_EQ(test, d.page_size, info.page_size);
+	KUNIT_EXPECT_EQ(test, d.pad, 0u);
+}
+
+static void query_device_without_userq(struct kunit *test)
+{
+	struct drm_compute_device cdev = { .info = info };
+	struct drm_compute_query_device d;
+
+	memset(&d, 0xff, sizeof(d));
+	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_DEVICE,
+						     &d, sizeof(d)), (int)sizeof(d));
+	KUNIT_EXPECT_EQ(test, d.features, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.vram_size, info.vram_size);
+	/* The VM limits are reported only with the feature that uses them. */
+	KUNIT_EXPECT_EQ(test, d.placements, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.va_end, 0ULL);
+	KUNIT_EXPECT_EQ(test, d.page_size, 0u);
+}
+
+static void query_userq_reports_limits(struct kunit *test)
+{
+	struct drm_compute_device cdev = { .info = info, .features = DRM_COMPUTE_FEATURE_USERQ };
+	struct drm_compute_query_userq u;
+
+	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_USERQ,
+						     &u, sizeof(u)), (int)sizeof(u));
+	KUNIT_EXPECT_EQ(test, u.caps, info.userq_caps);
+	KUNIT_EXPECT_EQ(test, u.max_queues, info.max_queues);
+	KUNIT_EXPECT_EQ(test, u.num_priorities, info.num_priorities);
+	KUNIT_EXPECT_EQ(test, u.priority_default, info.priority_default);
+	KUNIT_EXPECT_EQ(test, u.priority_privileged, info.priority_privileged);
+	KUNIT_EXPECT_EQ(test, u.num_cus, info.num_cus);
+	KUNIT_EXPECT_EQ(test, u.queue_formats, info.queue_formats);
+	KUNIT_EXPECT_EQ(test, u.ring_size_min, info.ring_size_min);
+	KUNIT_EXPECT_EQ(test, u.ring_size_max, info.ring_size_max);
+	KUNIT_EXPECT_EQ(test, u.ctx_save_size, info.ctx_save_size);
+	KUNIT_EXPECT_EQ(test, u.doorbell_size, info.doorbell_size);
+	KUNIT_EXPECT_EQ(test, u.hang_timeout_ms, drm_compute_hang_timeout_ms());
+}
+
+static void query_errors(struct kunit *test)
+{
+	struct drm_compute_device cdev = { .info = info };
+	struct drm_compute_query_userq u;
+
+	/* A feature's query needs the feature. */
+	KUNIT_EXPECT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_USERQ,
+						     &u, sizeof(u)), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_COUNT,
+						     &u, sizeof(u)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_DEVICE,
+						     &u, 8), -EINVAL);
+}
+
+static struct kunit_case drm_compute_query_tests[] = {
+	KUNIT_CASE(features_follow_ops),
+	KUNIT_CASE(info_check_accepts_valid),
+	KUNIT_CASE_PARAM(info_check_rejects, info_case_gen_params),
+	KUNIT_CASE(query_device_reports_info),
+	KUNIT_CASE(query_device_without_userq),
+	KUNIT_CASE(query_userq_reports_limits),
+	KUNIT_CASE(query_errors),
+	{}
+};
+
+static struct kunit_suite drm_compute_query_suite = {
+	.name = "drm_compute_query",
+	.test_cases = drm_compute_query_tests,
+};
+
+kunit_test_suite(drm_compute_query_suite);
+
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+MODULE_DESCRIPTION("KUnit tests for the DRM compute helpers' query");
+MODULE_LICENSE("Dual MIT/GPL");

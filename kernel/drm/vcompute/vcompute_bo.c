@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+/**
+ * DOC: Buffers
+ *
+ * A vcompute buffer lives in one of two placements:
+ *
+ * - %DRM_COMPUTE_PLACEMENT_VRAM: emulated device memory. Its addresses are
+ *   allocated from the instance's ``vram_mib`` MiB with the upstream buddy
+ *   allocator (&vcompute_device.vram), so device memory fills up and
+ *   fragments as on a GPU and creation fails with -ENOSPC when it is full;
+ *   the pages behind it are the driver's own, zeroed at allocation;
+ * - %DRM_COMPUTE_PLACEMENT_SYSTEM: shmem, like any GEM object.
+ *
+ * Either way the pages are allocated at creation and stay until the buffer
+ * is freed: GPU VM mappings, CPU mappings (PFN maps, which fault SIGBUS once
+ * the device is unplugged) and PRIME exports all see the same pages.
+ * Imported dma-bufs of other devices are GEM objects too, mmap()able
+ * through their exporter, but the engine never maps them.
+ *
+ * Locking: &vcompute_device.vram_lock around the buddy allocator; nothing
+ * else, since a buffer's pages never change.
+ */
+
+#include <linux/dma-buf.h>
+#include <linux/iosys-map.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_compute.h>
+#include <drm/drm_drv.h>
+#include <drm/drm_dumb_buffers.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
+
+#include "vcompute_drv.h"
+
+static void vram_free(struct vcompute_device *vdev, struct vcompute_bo *bo)
+{
+	unsigned long i, n = bo->base.size >> PAGE_SHIFT;
+
+	if (bo->pages) {
+		for (i = 0; i < n && bo->pages[i]; i++)
+			__free_page(bo->pages[i]);
+		kvfree(bo->pages);
+		bo->pages = NULL;
+	}
+	if (!list_empty(&bo->blocks)) {
+		mutex_lock(&vdev->vram_lock);
+		gpu_buddy_free_list(&vdev->vram, &bo->blocks, 0);
+		mutex_unlock(&vdev->vram_lock);
+	}
+}
+
+static void vcompute_bo_free(struct drm_gem_object *obj)
+{
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+
+	if (drm_gem_is_imported(obj))
+		drm_prime_gem_destroy(obj, bo->sgt);
+	else if (bo->placement == DRM_COMPUTE_PLACEMENT_VRAM)
+		vram_free(to_vcompute(obj->dev), bo);
+	else if (bo->pages)
+		drm_gem_put_pages(obj, bo->pages, true, true);
+	drm_gem_object_release(obj);
+	kfree(bo);
+}
+
+static struct sg_table *vcompute_bo_get_sg_table(struct drm_gem_object *obj)
+{
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+
+	return drm_prime_pages_to_sg(obj->dev, bo->pages, obj->size >> PAGE_SHIFT);
+}
+
+static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+	void *vaddr;
+
+	if (drm_gem_is_imported(obj))
+		return dma_buf_vmap(obj->dma_buf, map);
+	vaddr = vmap(bo->pages, obj->size >> PAGE_SHIFT, VM_MAP, PAGE_KERNEL);
+	if (!vaddr)
+		return -ENOMEM;
+	iosys_map_set_vaddr(map, vaddr);
+	return 0;
+}
+
+static void vcompute_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
+{
+	if (drm_gem_is_imported(obj))
+		dma_buf_vunmap(obj->dma_buf, map);
+	else
+		vunmap(map->vaddr);
+}
+
+static int vcompute_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
+{
+	int ret;
+
+	if (drm_gem_is_imported(obj)) {
+		/* The exporter maps it; our vm_ops must not stay behind. */
+		vma->vm_private_data = NULL;
+		vma->vm_ops = NULL;
+		ret = dma_buf_mmap(obj->dma_buf, vma, 0);
+		if (!ret)
+			drm_gem_object_put(obj);
+		return ret;
+	}
+	/* A private writable mapping would copy device memory on write. */
+	if (vma_is_cow_mapping(vma))
+		return -EINVAL;
+	vm_flags_set(vma, VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
+	vma->vm_page_prot = vma_get_page_prot(vma);
+	return 0;
+}
+
+static vm_fault_t vcompute_bo_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct drm_gem_object *obj = vma->vm_private_data;
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+	unsigned long off = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+	vm_fault_t ret;
+	int idx;
+
+	if (off >= obj->size >> PAGE_SHIFT)
+		return VM_FAULT_SIGBUS;
+	/* Once the device is unplugged, its memory is gone for userspace. */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return VM_FAULT_SIGBUS;
+	ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(bo->pages[off]));
+	drm_dev_exit(idx);
+	return ret;
+}
+
+static const struct vm_operations_struct vcompute_bo_vm_ops = {
+	.fault = vcompute_bo_fault,
+	.open = drm_gem_vm_open,
+	.close = drm_gem_vm_close,
+};
+
+static const struct drm_gem_object_funcs vcompute_bo_funcs = {
+	.free = vcompute_bo_free,
+	.get_sg_table = vcompute_bo_get_sg_table,
+	.vmap = vcompute_bo_vmap,
+	.vunmap = vcompute_bo_vunmap,
+	.mmap = vcompute_bo_mmap,
+	.vm_ops = &vcompute_bo_vm_ops,
+};
+
+static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
+{
+	unsigned long i, n = bo->base.size >> PAGE_SHIFT;
+	int ret;
+
+	mutex_lock(&vdev->vram_lock);
+	ret = gpu_buddy_alloc_blocks(&vdev->vram, 0, vdev->config.vram_size,
+				     bo->base.size, PAGE_SIZE, &bo->blocks, 0);
+	mutex_unlock(&vdev->vram_lock);
+	if (ret)
+		return ret == -ENOMEM ? -ENOSPC : ret;
+
+	bo->pages = kvcalloc(n, sizeof(*bo->pages), GFP_KERNEL);
+	if (!bo->pages)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!bo->pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * vcompute_bo_create - allocate a buffer without a handle
+ * @vdev: the device
+ * @size: bytes, page aligned
+ * @placement: DRM_COMPUTE_PLACEMENT_VRAM or _SYSTEM
+ *
+ * Returns: the buffer with one reference, or an ERR_PTR(): -ENOSPC when
+ * device memory is full, -ENOMEM.
+ */
+struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
+				       u64 size, u64 placement)
+{
+	struct vcompute_bo *bo;
+	struct page **pages;
+	int ret;
+
+	bo = kzalloc_obj(*bo);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.funcs = &vcompute_bo_funcs;
+	bo->placement = placement;
+	INIT_LIST_HEAD(&bo->blocks);
+
+	if (placement == DRM_COMPUTE_PLACEMENT_VRAM) {
+		drm_gem_private_object_init(&vdev->drm, &bo->base, size);
+		ret = vram_alloc(vdev, bo);
+		if (ret)
+			goto err_put;
+		return bo;
+	}
+
+	ret = drm_gem_object_init(&vdev->drm, &bo->base, size);
+	if (ret) {
+		kfree(bo);
+		return ERR_PTR(ret);
+	}
+	pages = drm_gem_get_pages(&bo->base);
+	if (IS_ERR(pages)) {
+		ret = PTR_ERR(pages);
+		goto err_put;
+	}
+	bo->pages = pages;
+	return bo;
+
+err_put:
+	drm_gem_object_put(&bo->base);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vcompute_bo_create_handle - &drm_compute_ops.bo_create
+ * @cfile: the file
+ * @size: bytes, page aligned
+ * @placement: one placement bit
+ * @handle: set to the new handle
+ *
+ * Returns: 0, -ENOSPC, or -ENOMEM.
+ */
+int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
+			      u64 placement, u32 *handle)
+{
+	struct vcompute_device *vdev = to_vcompute(cfile->cdev->drm);
+	struct vcompute_bo *bo;
+	int ret;
+
+	bo = vcompute_bo_create(vdev, size, placement);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(cfile->file, &bo->base, handle);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * vcompute_bo_bindable - &drm_compute_ops.bo_bindable
+ * @obj: a GEM object of the file
+ *
+ * Returns: whether @obj is a vcompute buffer with pages (not an import).
+ */
+bool vcompute_bo_bindable(struct drm_gem_object *obj)
+{
+	return obj->funcs == &vcompute_bo_funcs && !drm_gem_is_imported(obj) &&
+	       to_vcompute_bo(obj)->pages;
+}
+
+/**
+ * vcompute_dumb_create - &drm_driver.dumb_create: a system-memory buffer
+ * @file: the DRM file
+ * @drm: the device
+ * @args: the dumb-buffer request
+ *
+ * Returns: 0 or a negative errno.
+ */
+int vcompute_dumb_create(struct drm_file *file, struct drm_device *drm,
+			 struct drm_mode_create_dumb *args)
+{
+	struct vcompute_bo *bo;
+	int ret;
+
+	ret = drm_mode_size_dumb(drm, args, 0, PAGE_SIZE);
+	if (ret)
+		return ret;
+	bo = vcompute_bo_create(to_vcompute(drm), args->size,
+				DRM_COMPUTE_PLACEMENT_SYSTEM);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->base, &args->handle);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
+ * vcompute_prime_import_sg_table - &drm_driver.gem_prime_import_sg_table
+ * @drm: the device
+ * @attach: the attachment to the foreign dma-buf
+ * @sgt: its mapping
+ *
+ * Returns: a GEM object for the import; the engine never maps it.
+ */
+struct drm_gem_object *vcompute_prime_import_sg_table(struct drm_device *drm,
+						      struct dma_buf_attachment *attach,
+						      struct sg_table *sgt)
+{
+	struct vcompute_bo *bo;
+
+	bo = kzalloc_obj(*bo);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->base.funcs = &vcompute_bo_funcs;
+	INIT_LIST_HEAD(&bo->blocks);
+	bo->sgt = sgt;
+	drm_gem_private_object_init(drm, &bo->base, attach->dmabuf->size);
+	return &bo->base;
+}
+
+static void vram_fini(struct drm_device *drm, void *arg)
+{
+	gpu_buddy_fini(&to_vcompute(drm)->vram);
+}
+
+/**
+ * vcompute_vram_init - set up the device-memory allocator
+ * @vdev: the device
+ *
+ * Returns: 0 or a negative errno; torn down with the DRM device.
+ */
+int vcompute_vram_init(struct vcompute_device *vdev)
+{
+	int ret;
+
+	ret = drmm_mutex_init(&vdev->drm, &vdev->vram_lock);
+	if (ret)
+		return ret;
+	ret = gpu_buddy_init(&vdev->vram, vdev->config.vram_size, PAGE_SIZE);
+	if (ret)
+		return ret;
+	return drmm_add_action_or_reset(&vdev->drm, vram_fini, NULL);
+}

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Copyright 2026 The onenode authors
+ */
+#ifndef __VCOMPUTE_DRV_H__
+#define __VCOMPUTE_DRV_H__
+
+#include <linux/atomic.h>
+#include <linux/gpu_buddy.h>
+#include <linux/mutex.h>
+#include <linux/rwsem.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+
+#include <drm/drm_compute.h>
+#include <drm/drm_device.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gpuvm.h>
+#include <uapi/drm/vcompute_drm.h>
+
+struct faux_device;
+struct task_struct;
+
+/**
+ * struct vcompute_config - what one vcompute instance is made of.
+ *
+ * Filled from the module parameters when the module loads, one per
+ * instance; a test configuration (KUnit) fills its own.
+ */
+struct vcompute_config {
+	/** @index: instance number, the N of the faux device "vcompute.N". */
+	unsigned int index;
+	/** @vram_size: bytes of emulated device memory. */
+	u64 vram_size;
+	/** @num_cus: emulated compute units. */
+	unsigned int num_cus;
+};
+
+/**
+ * struct vcompute_engine - the packet engine of one device.
+ *
+ * One kernel thread runs every started queue of the device, a bounded
+ * chunk at a time, highest priority first. While some queue has work it
+ * polls their doorbells; after ``poll_idle_us`` with nothing to do it sets
+ * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP in every doorbell, checks them once
+ * more and sleeps until vcompute_engine_kick().
+ */
+struct vcompute_engine {
+	/** @thread: the engine thread. */
+	struct task_struct *thread;
+	/**
+	 * @lock: protects @queues and every queue's engine state
+	 * (&struct vcompute_queue fields marked "engine"). The thread holds it
+	 * while it runs a round, so holding it means no queue is executing.
+	 * Taken inside &drm_compute_userq.ctl_lock; the helper's
+	 * &drm_compute_userq.lock nests inside it.
+	 */
+	struct mutex lock;
+	/** @queues: started queues, by priority (highest first). */
+	struct list_head queues;
+	/** @wq: where the idle thread sleeps. */
+	wait_queue_head_t wq;
+	/** @kicked: work may have arrived; set by vcompute_engine_kick(). */
+	atomic_t kicked;
+};
+
+/**
+ * struct vcompute_device - one virtual compute device.
+ */
+struct vcompute_device {
+	/** @drm: the DRM device. */
+	struct drm_device drm;
+	/** @faux: the faux bus device @drm hangs off. */
+	struct faux_device *faux;
+	/** @config: what the instance was made from. */
+	struct vcompute_config config;
+	/** @compute: the DRM compute helpers' state. */
+	struct drm_compute_device compute;
+	/** @vram_lock: protects @vram. */
+	struct mutex vram_lock;
+	/** @vram: allocator of the emulated device memory's addresses. */
+	struct gpu_buddy vram;
+	/** @engine: the packet engine. */
+	struct vcompute_engine engine;
+	/** @cu_groups: workgroups each compute unit ran (debugfs). */
+	atomic64_t *cu_groups;
+};
+
+static inline struct vcompute_device *to_vcompute(struct drm_device *drm)
+{
+	return container_of(drm, struct vcompute_device, drm);
+}
+
+/**
+ * struct vcompute_file - per-file state.
+ */
+struct vcompute_file {
+	/** @compute: the DRM compute helpers' state. */
+	struct drm_compute_file compute;
+};
+
+/**
+ * struct vcompute_bo - a buffer object.
+ *
+ * Its pages are allocated at creation and stay until it is freed, so a
+ * mapping in a GPU VM, a CPU mapping and an export all see the same pages.
+ * An imported buffer has @sgt instead and is never mapped in a GPU VM.
+ */
+struct vcompute_bo {
+	/** @base: the GEM object. */
+	struct drm_gem_object base;
+	/** @placement: DRM_COMPUTE_PLACEMENT_*, 0 for an import. */
+	u64 placement;
+	/** @pages: size >> PAGE_SHIFT pages (not for an import). */
+	struct page **pages;
+	/** @blocks: the device-memory blocks backing a VRAM buffer. */
+	struct list_head blocks;
+	/** @sgt: the mapping of an imported dma-buf. */
+	struct sg_table *sgt;
+};
+
+static inline struct vcompute_bo *to_vcompute_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct vcompute_bo, base);
+}
+
+/* vcompute_bo.c */
+struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
+				       u64 size, u64 placement);
+int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
+			      u64 placement, u32 *handle);
+bool vcompute_bo_bindable(struct drm_gem_object *obj);
+int vcompute_dumb_create(struct drm_file *file, struct drm_device *drm,
+			 struct drm_mode_create_dumb *args);
+struct drm_gem_object *vcompute_prime_import_sg_table(struct drm_device *drm,
+						      struct dma_buf_attachment *attach,
+						      struct sg_table *sgt);
+int vcompute_vram_init(struct vcompute_device *vdev);
+
+/* Page-table entry bits of the emulated GPU. */
+#define VCOMPUTE_PTE_VALID	BIT_ULL(0)
+#define VCOMPUTE_PTE_WRITE	BIT_ULL(1)
+#define VCOMPUTE_PTE_EXEC	BIT_ULL(2)
+#define VCOMPUTE_PTE_FLAGS	(VCOMPUTE_PTE_VALID | VCOMPUTE_PTE_WRITE | \
+				 VCOMPUTE_PTE_EXEC)
+
+/* Engine access kinds, checked against the PTE bits. */
+enum vcompute_access {
+	VCOMPUTE_READ,
+	VCOMPUTE_WRITE,
+	VCOMPUTE_EXEC,
+};
+
+/**
+ * struct vcompute_vm - a GPU VM: drm_gpuvm plus emulated page tables.
+ *
+ * The page tables have four levels of 512 entries over a 48-bit address
+ * space, 4 KiB pages, like x86-64's. A leaf entry holds a page frame number
+ * and VCOMPUTE_PTE_* bits. Tables are allocated by the bind path before it
+ * changes anything and freed with the VM.
+ */
+struct vcompute_vm {
+	/** @compute: the helper's part. */
+	struct drm_compute_vm compute;
+	/** @gpuvm: the address space. */
+	struct drm_gpuvm gpuvm;
+	/**
+	 * @pt_lock: protects the page tables. The engine takes it for reading
+	 * around each translation and access; binds take it for writing, so
+	 * an unmapped page is unreachable once the bind returns.
+	 */
+	struct rw_semaphore pt_lock;
+	/** @root: the top-level table. */
+	u64 *root;
+};
+
+static inline struct vcompute_vm *to_vcompute_vm(struct drm_compute_vm *vm)
+{
+	return container_of(vm, struct vcompute_vm, compute);
+}
+
+/* vcompute_vm.c */
+struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile);
+void vcompute_vm_free(struct drm_compute_vm *vm);
+int vcompute_vm_bind(struct drm_compute_vm *vm,
+		     const struct drm_compute_bind *bind);
+
+/**
+ * typedef vcompute_access_fn - called for each piece of an access
+ * @kaddr: kernel address of the piece
+ * @len: bytes in the piece (never crossing a page)
+ * @arg: the caller's argument
+ */
+typedef void (*vcompute_access_fn)(void *kaddr, size_t len, void *arg);
+
+int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
+		       enum vcompute_access access, vcompute_access_fn fn,
+		       void *arg, u64 *fault_va);
+int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
+			  enum vcompute_access access, struct page **page);
+
+/**
+ * struct vcompute_queue - a user queue of vcompute.
+ */
+struct vcompute_queue {
+	/** @base: the helper's part. */
+	struct drm_compute_userq base;
+	/** @vdev: the device. */
+	struct vcompute_device *vdev;
+	/** @vm: the queue's VM (the helper holds the reference). */
+	struct vcompute_vm *vm;
+	/** @ring_va: ring base. */
+	u64 ring_va;
+	/** @ring_size: ring bytes. */
+	u64 ring_size;
+	/** @rptr_va: where the read pointer is written back. */
+	u64 rptr_va;
+	/** @ctx_save_va: context save area. */
+	u64 ctx_save_va;
+	/** @cus: the enabled CUs, in order. */
+	u32 *cus;
+	/** @num_cus: entries in @cus. */
+	u32 num_cus;
+	/** @doorbell: the doorbell buffer (one page, no handle). */
+	struct vcompute_bo *doorbell;
+	/** @link: in &vcompute_engine.queues (engine). */
+	struct list_head link;
+	/** @started: in the engine's list (engine). */
+	bool started;
+	/** @suspended: not run until resumed (engine). */
+	bool suspended;
+	/** @dead: faulted, not run any more (engine). */
+	bool dead;
+	/** @rptr: read pointer (engine; read locklessly for the state). */
+	u64 rptr;
+	/** @wptr: write pointer last read (engine; read locklessly). */
+	u64 wptr;
+	/** @progress: forward-progress counter (engine; read locklessly). */
+	u64 progress;
+	/** @pkt_progress: bytes/elements/groups of the current packet done (engine). */
+	u64 pkt_progress;
+	/** @pkt_state: partial result of the current packet (engine). */
+	u64 pkt_state;
+	/** @wait_start: when the current WAIT_MEM started, ns (engine). */
+	u64 wait_start;
+	/** @saves: suspensions so far (engine). */
+	u64 saves;
+	/** @pkt: the packet being executed, copied from the ring (engine). */
+	u64 pkt[VCOMPUTE_PKT_MAX_QWORDS];
+};
+
+static inline struct vcompute_queue *to_vcompute_queue(struct drm_compute_userq *q)
+{
+	return container_of(q, struct vcompute_queue, base);
+}
+
+/* vcompute_userq.c */
+struct drm_compute_userq *vcompute_userq_create(struct drm_compute_file *cfile,
+						const struct drm_compute_userq_args *args,
+						u64 *doorbell_offset,
+						u32 *doorbell_pos);
+void vcompute_userq_start(struct drm_compute_userq *q);
+void vcompute_userq_stop(struct drm_compute_userq *q);
+void vcompute_userq_free(struct drm_compute_userq *q);
+int vcompute_userq_suspend(struct drm_compute_userq *q);
+int vcompute_userq_resume(struct drm_compute_userq *q);
+void vcompute_userq_hw_state(struct drm_compute_userq *q,
+			     struct drm_compute_userq_hw *hw);
+void vcompute_userq_wake(struct drm_compute_userq *q);
+struct drm_compute_doorbell *vcompute_doorbell(struct vcompute_queue *q);
+
+/* vcompute_engine.c */
+int vcompute_engine_init(struct vcompute_device *vdev);
+void vcompute_engine_fini(struct vcompute_device *vdev);
+void vcompute_engine_kick(struct vcompute_device *vdev);
+
+/* vcompute_packet.c: packet checks and kernel arithmetic, also for KUnit. */
+int vcompute_pkt_header_check(const struct vcompute_pkt_header *h);
+int vcompute_pkt_body_check(const u64 *pkt, u64 *fault_va);
+int vcompute_pkt_atomic_size(u32 op);
+bool vcompute_wait_cond(u32 func, u64 value, u64 ref);
+u32 vcompute_f32_add(u32 a, u32 b);
+
+#endif /* __VCOMPUTE_DRV_H__ */

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+/**
+ * DOC: The packet engine
+ *
+ * One kernel thread per device executes every started queue. A round walks
+ * the queues from the highest priority down and gives each a budget of
+ * priority + 1 steps; a step is one packet, or one bounded chunk (256 KiB
+ * of data) of a long COPY, FILL or DISPATCH, so a queue is preemptible
+ * between chunks: suspend, stop and hang reset wait at most one chunk, and
+ * one queue's long packet never blocks the others for long.
+ *
+ * A step reads the doorbell's write pointer (with acquire semantics: the
+ * packets are written before it), fetches the packet at the read pointer
+ * from the ring through the VM with exec permission, checks it
+ * (vcompute_pkt_header_check(), vcompute_pkt_body_check()) and runs it.
+ * When a packet is complete the read pointer moves past it and is written
+ * back to the queue's rptr address; a FENCE packet's value is written to
+ * memory before the read pointer moves, and waiters are told afterwards
+ * (drm_compute_userq_fence()). A fault of any kind stops the queue and is
+ * reported with drm_compute_userq_fault(); the read pointer stays at the
+ * faulting packet.
+ *
+ * Doorbells are polled, which is the software equivalent of a GPU's
+ * doorbell monitor: while any queue has work the thread runs rounds;
+ * while a queue only waits (WAIT_MEM) it polls every few tens of
+ * microseconds; after ``poll_idle_us`` (module parameter) without work it
+ * sleeps, following io_uring's SQPOLL protocol: set
+ * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP in every doorbell, full barrier,
+ * re-read every write pointer, and sleep only if none moved.
+ * vcompute_engine_kick() (queue start and resume, the WAKE operation)
+ * wakes it.
+ *
+ * Workgroups of a DISPATCH go round-robin to the compute units the queue's
+ * CU mask enables; &vcompute_device.cu_groups counts them per unit.
+ */
+
+#include <linux/atomic.h>
+#include <linux/crc32.h>
+#include <linux/delay.h>
+#include <linux/highmem.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include <drm/drm_compute.h>
+
+#include "vcompute_drv.h"
+
+static unsigned int poll_idle_us = 1000;
+module_param(poll_idle_us, uint, 0644);
+MODULE_PARM_DESC(poll_idle_us,
+		 "Microseconds the engine keeps polling idle doorbells before it sleeps (default 1000)");
+
+#define CHUNK		SZ_256K
+#define MAX_GROUPS	64
+
+enum step {
+	STEP_IDLE,	/* nothing to do */
+	STEP_WORK,	/* moved forward */
+	STEP_WAIT,	/* blocked in WAIT_MEM */
+	STEP_DEAD,	/* faulted now */
+};
+
+/* The outcome of running (part of) a packet. */
+struct exec {
+	int fault;	/* DRM_COMPUTE_FAULT_* or 0 */
+	u64 fault_va;
+	bool done;	/* the packet is complete */
+	bool wait;	/* blocked in WAIT_MEM */
+};
+
+/**
+ * vcompute_engine_kick - make the engine look at the doorbells now
+ * @vdev: the device
+ */
+void vcompute_engine_kick(struct vcompute_device *vdev)
+{
+	atomic_set(&vdev->engine.kicked, 1);
+	wake_up(&vdev->engine.wq);
+}
+
+/* ---- memory through the VM ---- */
+
+static void copy_out(void *kaddr, size_t len, void *arg)
+{
+	u8 **dst = arg;
+
+	memcpy(*dst, kaddr, len);
+	*dst += len;
+}
+
+static void copy_in(void *kaddr, size_t len, void *arg)
+{
+	const u8 **src = arg;
+
+	memcpy(kaddr, *src, len);
+	*src += len;
+}
+
+static int vm_read(struct vcompute_queue *q, u64 va, void *buf, u64 len,
+		   enum vcompute_access access, u64 *fault_va)
+{
+	u8 *dst = buf;
+
+	return vcompute_vm_access(q->vm, va, len, access, copy_out, &dst, fault_va);
+}
+
+static int vm_write(struct vcompute_queue *q, u64 va, const void *buf, u64 len,
+		    u64 *fault_va)
+{
+	const u8 *src = buf;
+
+	return vcompute_vm_access(q->vm, va, len, VCOMPUTE_WRITE, copy_in, &src,
+				  fault_va);
+}
+
+/* Copy @len bytes between two ranges of the queue's VM. */
+static int vm_copy(struct vcompute_queue *q, u64 dst, u64 src, u64 len,
+		   u64 *fault_va)
+{
+	struct vcompute_vm *vm = q->vm;
+	int fault = 0;
+
+	if (src + len < src || dst + len < dst) {
+		*fault_va = src + len < src ? src : dst;
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+	}
+	down_read(&vm->pt_lock);
+	while (len) {
+		u64 n = min3(len, PAGE_SIZE - offset_in_page(src),
+			     PAGE_SIZE - offset_in_page(dst));
+		struct page *sp, *dp;
+		void *s, *d;
+
+		fault = vcompute_vm_translate(vm, src, VCOMPUTE_READ, &sp);
+		if (fault) {
+			*fault_va = src;
+			break;
+		}
+		fault = vcompute_vm_translate(vm, dst, VCOMPUTE_WRITE, &dp);
+		if (fault) {
+			*fault_va = dst;
+			break;
+		}
+		s = kmap_local_page(sp);
+		d = kmap_local_page(dp);
+		memcpy(d + offset_in_page(dst), s + offset_in_page(src), n);
+		kunmap_local(d);
+		kunmap_local(s);
+		src += n;
+		dst += n;
+		len -= n;
+	}
+	up_read(&vm->pt_lock);
+	return fault;
+}
+
+/* ---- packets ---- */
+
+static void fill32(void *kaddr, size_t len, void *arg)
+{
+	memset32(kaddr, *(u32 *)arg, len / 4);
+}
+
+static void exec_fill(struct vcompute_queue *q, const struct vcompute_pkt_fill *p,
+		      struct exec *x)
+{
+	u64 n = min_t(u64, p->size - q->pkt_progress, CHUNK);
+	u32 value = p->value;
+
+	x->fault = vcompute_vm_access(q->vm, p->dst_va + q->pkt_progress, n,
+				      VCOMPUTE_WRITE, fill32, &value, &x->fault_va);
+	q->pkt_progress += n;
+	x->done = q->pkt_progress >= p->size;
+}
+
+static void exec_copy(struct vcompute_queue *q, const struct vcompute_pkt_copy *p,
+		      struct exec *x)
+{
+	u64 n = min_t(u64, p->size - q->pkt_progress, CHUNK);
+
+	x->fault = vm_copy(q, p->dst_va + q->pkt_progress,
+			   p->src_va + q->pkt_progress, n, &x->fault_va);
+	q->pkt_progress += n;
+	x->done = q->pkt_progress >= p->size;
+}
+
+static void exec_atomic(struct vcompute_queue *q,
+			const struct vcompute_pkt_atomic *p, struct exec *x)
+{
+	int size = vcompute_pkt_atomic_size(p->op);
+	struct vcompute_vm *vm = q->vm;
+	struct page *page;
+	u64 old = 0;
+	void *kaddr;
+
+	down_read(&vm->pt_lock);
+	x->fault = vcompute_vm_translate(vm, p->va, VCOMPUTE_WRITE, &page);
+	if (x->fault) {
+		x->fault_va = p->va;
+		up_read(&vm->pt_lock);
+		return;
+	}
+	kaddr = kmap_local_page(page) + offset_in_page(p->va);
+	switch (p->op) {
+	case VCOMPUTE_ATOMIC_ADD_U32:
+		old = (u32)atomic_fetch_add((int)p->src, kaddr);
+		break;
+	case VCOMPUTE_ATOMIC_ADD_U64:
+		old = atomic64_fetch_add((s64)p->src, kaddr);
+		break;
+	case VCOMPUTE_ATOMIC_CMPXCHG_U32:
+		old = cmpxchg((u32 *)kaddr, (u32)p->cmp, (u32)p->src);
+		break;
+	case VCOMPUTE_ATOMIC_CMPXCHG_U64:
+		old = cmpxchg64((u64 *)kaddr, p->cmp, p->src);
+		break;
+	}
+	kunmap_local(kaddr);
+	up_read(&vm->pt_lock);
+
+	if (p->ret_va)
+		x->fault = vm_write(q, p->ret_va, &old, size, &x->fault_va);
+	x->done = true;
+}
+
+static void exec_wait(struct vcompute_queue *q,
+		      const struct vcompute_pkt_wait_mem *p, struct exec *x)
+{
+	bool wide = p->flags & VCOMPUTE_WAIT_64BIT;
+	u64 value = 0, now;
+
+	x->fault = vm_read(q, p->va, &value, wide ? 8 : 4, VCOMPUTE_READ,
+			   &x->fault_va);
+	if (x->fault)
+		return;
+	if (!wide)
+		value = (u32)value;
+	if (vcompute_wait_cond(p->func, value & p->mask, p->ref)) {
+		x->done = true;
+		return;
+	}
+	now = ktime_get_ns();
+	if (!q->wait_start)
+		q->wait_start = now;
+	if (p->timeout_ns && now - q->wait_start > p->timeout_ns) {
+		x->fault = DRM_COMPUTE_FAULT_TIMEOUT;
+		x->fault_va = p->va;
+		return;
+	}
+	x->wait = true;
+}
+
+/* Element-wise kernels: up to two inputs and one output of 32-bit words. */
+struct ew {
+	int nin;
+	u64 in[2];
+	u64 out;
+	u32 kernel;
+	u32 factor;
+};
+
+static void ew_run(const struct ew *k, const u32 *a, const u32 *b, u32 *c, u64 n)
+{
+	u64 i;
+
+	switch (k->kernel) {
+	case VCOMPUTE_KERNEL_VADD_U32:
+		for (i = 0; i < n; i++)
+			c[i] = a[i] + b[i];
+		break;
+	case VCOMPUTE_KERNEL_VADD_F32:
+		for (i = 0; i < n; i++)
+			c[i] = vcompute_f32_add(a[i], b[i]);
+		break;
+	case VCOMPUTE_KERNEL_SCALE_U32:
+		for (i = 0; i < n; i++)
+			c[i] = a[i] * k->factor;
+		break;
+	}
+}
+
+/* Elements [first, first + count) of an element-wise kernel. */
+static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
+		    u64 count, u64 *fault_va)
+{
+	struct vcompute_vm *vm = q->vm;
+	int fault = 0;
+
+	down_read(&vm->pt_lock);
+	while (count) {
+		u64 va[3], n = count;
+		struct page *pg[3];
+		void *map[3];
+		int i, m = k->nin + 1;
+
+		for (i = 0; i < k->nin; i++)
+			va[i] = k->in[i] + first * 4;
+		va[k->nin] = k->out + first * 4;
+		/* A run of elements that crosses no page of any operand. */
+		for (i = 0; i < m; i++) {
+			n = min(n, (PAGE_SIZE - offset_in_page(va[i])) / 4);
+			fault = vcompute_vm_translate(vm, va[i],
+						      i < k->nin ? VCOMPUTE_READ :
+								   VCOMPUTE_WRITE,
+						      &pg[i]);
+			if (fault) {
+				*fault_va = va[i];
+				goto out;
+			}
+		}
+		for (i = 0; i < m; i++)
+			map[i] = kmap_local_page(pg[i]) + offset_in_page(va[i]);
+		ew_run(k, map[0], k->nin > 1 ? map[1] : NULL, map[m - 1], n);
+		for (i = m - 1; i >= 0; i--)
+			kunmap_local(map[i]);
+		first += n;
+		count -= n;
+	}
+out:
+	up_read(&vm->pt_lock);
+	return fault;
+}
+
+static void crc_update(void *kaddr, size_t len, void *arg)
+{
+	u32 *crc = arg;
+
+	*crc = crc32c(*crc, kaddr, len);
+}
+
+static void exec_crc(struct vcompute_queue *q,
+		     const struct vcompute_pkt_dispatch *p, struct exec *x)
+{
+	u64 n = min_t(u64, p->count - q->pkt_progress, CHUNK);
+	u32 crc;
+
+	/* The raw CRC runs inverted, so that the result is CRC-32C proper. */
+	if (!q->pkt_progress)
+		q->pkt_state = ~(u32)p->args[2];
+	crc = q->pkt_state;
+	x->fault = vcompute_vm_access(q->vm, p->args[0] + q->pkt_progress, n,
+				      VCOMPUTE_READ, crc_update, &crc, &x->fault_va);
+	if (x->fault)
+		return;
+	q->pkt_state = crc;
+	q->pkt_progress += n;
+	if (q->pkt_progress < p->count)
+		return;
+	crc = ~crc;
+	x->fault = vm_write(q, p->args[1], &crc, 4, &x->fault_va);
+	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	x->done = true;
+}
+
+static void exec_dispatch(struct vcompute_queue *q,
+			  const struct vcompute_pkt_dispatch *p, struct exec *x)
+{
+	u64 gs = p->group_size ?: 256, groups = DIV_ROUND_UP(p->count, gs);
+	struct ew k = { .kernel = p->kernel };
+	u64 bytes = 0;
+	int ran = 0;
+
+	if (p->kernel == VCOMPUTE_KERNEL_CRC32C)
+		return exec_crc(q, p, x);
+	if (p->kernel == VCOMPUTE_KERNEL_SCALE_U32) {
+		k.nin = 1;
+		k.in[0] = p->args[0];
+		k.out = p->args[1];
+		k.factor = p->args[2];
+	} else {
+		k.nin = 2;
+		k.in[0] = p->args[0];
+		k.in[1] = p->args[1];
+		k.out = p->args[2];
+	}
+	/* Whole workgroups, until a chunk's worth of data moved. */
+	while (q->pkt_progress < groups && bytes < CHUNK && ran < MAX_GROUPS) {
+		u64 g = q->pkt_progress, first = g * gs;
+		u64 n = min(gs, p->count - first);
+
+		x->fault = ew_range(q, &k, first, n, &x->fault_va);
+		if (x->fault)
+			return;
+		atomic64_inc(&q->vdev->cu_groups[q->cus[g % q->num_cus]]);
+		q->pkt_progress++;
+		bytes += n * 4 * (k.nin + 1);
+		ran++;
+	}
+	x->done = q->pkt_progress >= groups;
+}
+
+static void exec_packet(struct vcompute_queue *q, struct exec *x)
+{
+	const struct vcompute_pkt_header *h = (const void *)q->pkt;
+
+	switch (h->opcode) {
+	case VCOMPUTE_PKT_NOP:
+		x->done = true;
+		break;
+	case VCOMPUTE_PKT_WRITE_DATA: {
+		const struct vcompute_pkt_write_data *p = (const void *)q->pkt;
+
+		x->fault = vm_write(q, p->dst_va, &q->pkt[2],
+				    (h->size_qw - 2) * 8, &x->fault_va);
+		x->done = true;
+		break;
+	}
+	case VCOMPUTE_PKT_COPY:
+		exec_copy(q, (const void *)q->pkt, x);
+		break;
+	case VCOMPUTE_PKT_FILL:
+		exec_fill(q, (const void *)q->pkt, x);
+		break;
+	case VCOMPUTE_PKT_ATOMIC:
+		exec_atomic(q, (const void *)q->pkt, x);
+		break;
+	case VCOMPUTE_PKT_WAIT_MEM:
+		exec_wait(q, (const void *)q->pkt, x);
+		break;
+	case VCOMPUTE_PKT_FENCE: {
+		const struct vcompute_pkt_fence *p = (const void *)q->pkt;
+
+		x->fault = vm_write(q, p->va, &p->value, 8, &x->fault_va);
+		x->done = true;
+		break;
+	}
+	case VCOMPUTE_PKT_DISPATCH:
+		exec_dispatch(q, (const void *)q->pkt, x);
+		break;
+	}
+}
+
+/* Read @len bytes of the ring at byte position @pos, wrapping. */
+static int ring_fetch(struct vcompute_queue *q, u64 pos, void *buf, u64 len,
+		      u64 *fault_va)
+{
+	u64 off = pos & (q->ring_size - 1), first = min(len, q->ring_size - off);
+	int fault;
+
+	fault = vm_read(q, q->ring_va + off, buf, first, VCOMPUTE_EXEC, fault_va);
+	if (!fault && first < len)
+		fault = vm_read(q, q->ring_va, (u8 *)buf + first, len - first,
+				VCOMPUTE_EXEC, fault_va);
+	return fault;
+}
+
+static enum step queue_fault(struct vcompute_queue *q, int fault, u64 va)
+{
+	q->dead = true;
+	drm_compute_userq_fault(&q->base, fault, va);
+	return STEP_DEAD;
+}
+
+/* One packet, or one chunk of a long one. Called with the engine lock. */
+static enum step queue_step(struct vcompute_queue *q)
+{
+	const struct vcompute_pkt_header *h = (const void *)q->pkt;
+	struct drm_compute_doorbell *db = vcompute_doorbell(q);
+	u64 rptr = q->rptr, wptr, fault_va = 0;
+	struct exec x = { };
+	int fault;
+
+	if (q->suspended || q->dead)
+		return STEP_IDLE;
+	/* The packets were written before the write pointer. */
+	wptr = smp_load_acquire(&db->wptr);
+	WRITE_ONCE(q->wptr, wptr);
+	if (wptr == rptr)
+		return STEP_IDLE;
+	if (wptr < rptr || wptr - rptr > q->ring_size || wptr & 7)
+		return queue_fault(q, DRM_COMPUTE_FAULT_WPTR, 0);
+
+	fault = ring_fetch(q, rptr, q->pkt, 8, &fault_va);
+	if (fault)
+		return queue_fault(q, fault, fault_va);
+	fault = vcompute_pkt_header_check(h);
+	if (!fault && h->size_qw * 8ULL > wptr - rptr)
+		fault = DRM_COMPUTE_FAULT_PACKET;	/* runs past the write pointer */
+	if (fault)
+		return queue_fault(q, fault, q->ring_va + (rptr & (q->ring_size - 1)));
+	if (h->size_qw > 1) {
+		fault = ring_fetch(q, rptr + 8, &q->pkt[1], (h->size_qw - 1) * 8ULL,
+				   &fault_va);
+		if (fault)
+			return queue_fault(q, fault, fault_va);
+	}
+	fault = vcompute_pkt_body_check(q->pkt, &fault_va);
+	if (fault)
+		return queue_fault(q, fault, fault == DRM_COMPUTE_FAULT_PACKET ?
+				   q->ring_va + (rptr & (q->ring_size - 1)) : fault_va);
+
+	exec_packet(q, &x);
+	if (x.fault)
+		return queue_fault(q, x.fault, x.fault_va);
+	if (x.wait)
+		return STEP_WAIT;
+	WRITE_ONCE(q->progress, q->progress + 1);
+	if (!x.done)
+		return STEP_WORK;
+
+	rptr += h->size_qw * 8ULL;
+	q->pkt_progress = 0;
+	q->pkt_state = 0;
+	q->wait_start = 0;
+	fault = vm_write(q, q->rptr_va, &rptr, 8, &fault_va);
+	if (fault)
+		return queue_fault(q, fault, fault_va);
+	WRITE_ONCE(q->rptr, rptr);
+	if (h->opcode == VCOMPUTE_PKT_FENCE)
+		drm_compute_userq_fence(&q->base,
+					((const struct vcompute_pkt_fence *)q->pkt)->value);
+	return STEP_WORK;
+}
+
+/* Whether a queue is one the engine runs and has packets waiting. */
+static bool queue_pending(struct vcompute_queue *q)
+{
+	return !q->suspended && !q->dead &&
+	       READ_ONCE(vcompute_doorbell(q)->wptr) != q->rptr;
+}
+
+static void set_need_wakeup(struct vcompute_engine *e, bool on)
+{
+	struct vcompute_queue *q;
+
+	list_for_each_entry(q, &e->queues, link) {
+		struct drm_compute_doorbell *db = vcompute_doorbell(q);
+
+		WRITE_ONCE(db->flags, on ? DRM_COMPUTE_DOORBELL_NEED_WAKEUP : 0);
+	}
+}
+
+/*
+ * Ask userspace for a wake-up before sleeping. Returns false when a write
+ * pointer moved meanwhile, so the thread must not sleep.
+ */
+static bool arm_wakeup(struct vcompute_engine *e)
+{
+	struct vcompute_queue *q;
+	bool pending = false;
+
+	mutex_lock(&e->lock);
+	set_need_wakeup(e, true);
+	/* Pairs with userspace's barrier between its wptr store and flag load. */
+	smp_mb();
+	list_for_each_entry(q, &e->queues, link)
+		pending |= queue_pending(q);
+	if (pending)
+		set_need_wakeup(e, false);
+	mutex_unlock(&e->lock);
+	return !pending;
+}
+
+static int engine_thread(void *arg)
+{
+	struct vcompute_device *vdev = arg;
+	struct vcompute_engine *e = &vdev->engine;
+	u64 idle_since = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		bool work = false, waiting = false;
+		struct vcompute_queue *q;
+
+		atomic_set(&e->kicked, 0);
+		mutex_lock(&e->lock);
+		list_for_each_entry(q, &e->queues, link) {
+			unsigned int i, budget = q->base.priority + 1;
+
+			for (i = 0; i < budget; i++) {
+				enum step s = queue_step(q);
+
+				if (s == STEP_WORK) {
+					work = true;
+					continue;
+				}
+				waiting |= s == STEP_WAIT;
+				break;
+			}
+		}
+		mutex_unlock(&e->lock);
+
+		if (work) {
+			idle_since = ktime_get_ns();
+			cond_resched();
+			continue;
+		}
+		if (waiting) {
+			usleep_range(20, 100);
+			continue;
+		}
+		if (ktime_get_ns() - idle_since < READ_ONCE(poll_idle_us) * 1000ULL) {
+			usleep_range(10, 50);
+			continue;
+		}
+		if (!arm_wakeup(e))
+			continue;
+		wait_event_interruptible(e->wq, atomic_read(&e->kicked) ||
+					 kthread_should_stop());
+		mutex_lock(&e->lock);
+		set_need_wakeup(e, false);
+		mutex_unlock(&e->lock);
+		idle_since = ktime_get_ns();
+	}
+	return 0;
+}
+
+/**
+ * vcompute_engine_init - start a device's engine thread
+ * @vdev: the device
+ *
+ * Returns: 0 or a negative errno.
+ */
+int vcompute_engine_init(struct vcompute_device *vdev)
+{
+	struct vcompute_engine *e = &vdev->engine;
+	struct task_struct *t;
+
+	mutex_init(&e->lock);
+	INIT_LIST_HEAD(&e->queues);
+	init_waitqueue_head(&e->wq);
+	atomic_set(&e->kicked, 0);
+	t = kthread_run(engine_thread, vdev, "vcompute%u", vdev->config.index);
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	e->thread = t;
+	return 0;
+}
+
+/**
+ * vcompute_engine_fini - stop a device's engine thread
+ * @vdev: the device
+ *
+ * Safe on an engine that never started. Queues still in the list stay
+ * there until the helper stops them; nothing runs them any more.
+ */
+void vcompute_engine_fini(struct vcompute_device *vdev)
+{
+	struct vcompute_engine *e = &vdev->engine;
+
+	if (!e->thread)
+		return;
+	kthread_stop(e->thread);
+	e->thread = NULL;
+}

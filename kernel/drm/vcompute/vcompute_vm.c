@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+/**
+ * DOC: GPU VMs and page tables
+ *
+ * A vcompute VM is a &struct drm_gpuvm, bound through the helper's
+ * drm_compute_gpuvm_bind(), plus the emulated GPU's page tables. The tables
+ * mirror x86-64's shape: four levels of 512 entries, 4 KiB pages, a 48-bit
+ * address space. A leaf entry holds the page frame number of the page and
+ * VCOMPUTE_PTE_* permission bits (valid, write, exec); an upper entry
+ * holds the address of the next table.
+ *
+ * Every access of the engine goes through vcompute_vm_translate() or
+ * vcompute_vm_access(): a missing entry, a write to a read-only page or a
+ * packet fetch from a no-exec page is a fault of the queue, reported with
+ * the faulting address, and the kernel never touches memory the VM does
+ * not map.
+ *
+ * Locking: &vcompute_vm.pt_lock. The engine holds it for reading while it
+ * translates and touches pages; the bind path holds it for writing while
+ * it changes entries. An UNMAP returns only after every access that could
+ * have used the old entries has finished, so a buffer unbound under a
+ * running queue is safe: the queue faults on its next access.
+ */
+
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/slab.h>
+
+#include <drm/drm_compute.h>
+#include <drm/drm_gpuvm.h>
+
+#include "vcompute_drv.h"
+
+#define PT_BITS		9
+#define PT_ENTRIES	(1 << PT_BITS)
+#define PT_LEVELS	4
+#define VA_BITS		(PAGE_SHIFT + PT_BITS * PT_LEVELS)
+
+static inline struct vcompute_vm *gpuvm_to_vm(struct drm_gpuvm *gpuvm)
+{
+	return container_of(gpuvm, struct vcompute_vm, gpuvm);
+}
+
+static unsigned int pt_index(u64 va, int level)
+{
+	return (va >> (PAGE_SHIFT + PT_BITS * level)) & (PT_ENTRIES - 1);
+}
+
+/*
+ * The leaf entry of @va, allocating missing tables when @alloc; NULL when
+ * a table is missing and @alloc is false, ERR_PTR(-ENOMEM) when an
+ * allocation fails.
+ */
+static u64 *pt_leaf(struct vcompute_vm *vm, u64 va, bool alloc)
+{
+	u64 *table = vm->root;
+	int level;
+
+	for (level = PT_LEVELS - 1; level > 0; level--) {
+		u64 *entry = &table[pt_index(va, level)];
+
+		if (!*entry) {
+			u64 *next;
+
+			if (!alloc)
+				return NULL;
+			next = (u64 *)get_zeroed_page(GFP_KERNEL);
+			if (!next)
+				return ERR_PTR(-ENOMEM);
+			*entry = (u64)(uintptr_t)next;
+		}
+		table = (u64 *)(uintptr_t)*entry;
+	}
+	return &table[pt_index(va, 0)];
+}
+
+static void pt_free(u64 *table, int level)
+{
+	int i;
+
+	if (level > 0)
+		for (i = 0; i < PT_ENTRIES; i++)
+			if (table[i])
+				pt_free((u64 *)(uintptr_t)table[i], level - 1);
+	free_page((unsigned long)table);
+}
+
+static int vcompute_pt_prepare(struct drm_gpuvm *gpuvm, u64 va, u64 range)
+{
+	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
+	u64 end = va + range, step = 1ULL << (PAGE_SHIFT + PT_BITS);
+	u64 *leaf = NULL;
+
+	down_write(&vm->pt_lock);
+	/* One walk per leaf table the range touches. */
+	for (; va < end; va = round_down(va, step) + step) {
+		leaf = pt_leaf(vm, va, true);
+		if (IS_ERR(leaf))
+			break;
+	}
+	up_write(&vm->pt_lock);
+	return PTR_ERR_OR_ZERO(leaf);
+}
+
+static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
+			    struct drm_gem_object *obj, u64 offset, u64 flags)
+{
+	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+	u64 bits = VCOMPUTE_PTE_VALID, i, n = range >> PAGE_SHIFT;
+
+	if (!(flags & DRM_COMPUTE_VM_BIND_READONLY))
+		bits |= VCOMPUTE_PTE_WRITE;
+	if (!(flags & DRM_COMPUTE_VM_BIND_NOEXEC))
+		bits |= VCOMPUTE_PTE_EXEC;
+
+	down_write(&vm->pt_lock);
+	for (i = 0; i < n; i++) {
+		struct page *page = bo->pages[(offset >> PAGE_SHIFT) + i];
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
+
+		/* vcompute_pt_prepare() made every table. */
+		*leaf = ((u64)page_to_pfn(page) << PAGE_SHIFT) | bits;
+	}
+	up_write(&vm->pt_lock);
+}
+
+static void vcompute_pt_unmap(struct drm_gpuvm *gpuvm, u64 va, u64 range)
+{
+	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
+	u64 i, n = range >> PAGE_SHIFT;
+
+	down_write(&vm->pt_lock);
+	for (i = 0; i < n; i++) {
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
+
+		if (leaf)
+			*leaf = 0;
+	}
+	up_write(&vm->pt_lock);
+}
+
+static void vcompute_gpuvm_free(struct drm_gpuvm *gpuvm)
+{
+	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
+
+	pt_free(vm->root, PT_LEVELS - 1);
+	kfree(vm);
+}
+
+static const struct drm_compute_gpuvm_funcs vcompute_gpuvm_funcs = {
+	.gpuvm = {
+		.vm_free = vcompute_gpuvm_free,
+	},
+	.pt = {
+		.prepare = vcompute_pt_prepare,
+		.map = vcompute_pt_map,
+		.unmap = vcompute_pt_unmap,
+	},
+};
+
+/**
+ * vcompute_vm_create - &drm_compute_ops.vm_create
+ * @cfile: the file
+ *
+ * Returns: the new VM, or ERR_PTR(-ENOMEM).
+ */
+struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile)
+{
+	struct drm_device *drm = cfile->cdev->drm;
+	struct drm_gem_object *r_obj;
+	struct vcompute_vm *vm;
+
+	vm = kzalloc_obj(*vm);
+	if (!vm)
+		return ERR_PTR(-ENOMEM);
+	vm->root = (u64 *)get_zeroed_page(GFP_KERNEL);
+	r_obj = drm_gpuvm_resv_object_alloc(drm);
+	if (!vm->root || !r_obj) {
+		if (r_obj)
+			drm_gem_object_put(r_obj);
+		free_page((unsigned long)vm->root);
+		kfree(vm);
+		return ERR_PTR(-ENOMEM);
+	}
+	init_rwsem(&vm->pt_lock);
+	drm_gpuvm_init(&vm->gpuvm, "vcompute", DRM_GPUVM_RESV_PROTECTED, drm,
+		       r_obj, 0, 1ULL << VA_BITS, 0, 0, &vcompute_gpuvm_funcs.gpuvm);
+	/* The VM holds its own reference to the reservation object. */
+	drm_gem_object_put(r_obj);
+	return &vm->compute;
+}
+
+/**
+ * vcompute_vm_free - &drm_compute_ops.vm_free
+ * @cvm: the VM; no queue runs on it
+ */
+void vcompute_vm_free(struct drm_compute_vm *cvm)
+{
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+
+	drm_compute_gpuvm_unmap_all(&vm->gpuvm);
+	drm_gpuvm_put(&vm->gpuvm);
+}
+
+/**
+ * vcompute_vm_bind - &drm_compute_ops.vm_bind
+ * @cvm: the VM
+ * @bind: the validated operation
+ *
+ * Returns: what drm_compute_gpuvm_bind() returns.
+ */
+int vcompute_vm_bind(struct drm_compute_vm *cvm,
+		     const struct drm_compute_bind *bind)
+{
+	return drm_compute_gpuvm_bind(&to_vcompute_vm(cvm)->gpuvm, bind);
+}
+
+/* Translate @va with the page tables read-locked; 0 or a DRM_COMPUTE_FAULT_*. */
+static int translate_locked(struct vcompute_vm *vm, u64 va,
+			    enum vcompute_access access, struct page **page)
+{
+	u64 *leaf, pte;
+
+	lockdep_assert_held(&vm->pt_lock);
+	if (va >> VA_BITS)
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+	leaf = pt_leaf(vm, va, false);
+	pte = leaf ? *leaf : 0;
+	if (!(pte & VCOMPUTE_PTE_VALID))
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+	if (access == VCOMPUTE_WRITE && !(pte & VCOMPUTE_PTE_WRITE))
+		return DRM_COMPUTE_FAULT_WRITE;
+	if (access == VCOMPUTE_EXEC && !(pte & VCOMPUTE_PTE_EXEC))
+		return DRM_COMPUTE_FAULT_EXEC;
+	*page = pfn_to_page(pte >> PAGE_SHIFT);
+	return 0;
+}
+
+/**
+ * vcompute_vm_translate - translate one address, page tables read-locked
+ * @vm: the VM; the caller holds &vcompute_vm.pt_lock for reading
+ * @va: the address
+ * @access: what the engine means to do
+ * @page: set to the page on success
+ *
+ * Returns: 0, or the DRM_COMPUTE_FAULT_* the access would raise.
+ */
+int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
+			  enum vcompute_access access, struct page **page)
+{
+	return translate_locked(vm, va, access, page);
+}
+
+/**
+ * vcompute_vm_access - touch a range of a VM, a page at a time
+ * @vm: the VM
+ * @va: first byte
+ * @len: bytes
+ * @access: what @fn does with them
+ * @fn: called for each piece with a kernel address of it
+ * @arg: passed to @fn
+ * @fault_va: set to the faulting address on a fault
+ *
+ * Pieces before a faulting page are done; the queue faults anyway, so a
+ * partial result is what the GPU would leave too.
+ *
+ * Returns: 0, or the DRM_COMPUTE_FAULT_* raised.
+ */
+int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
+		       enum vcompute_access access, vcompute_access_fn fn,
+		       void *arg, u64 *fault_va)
+{
+	int fault = 0;
+
+	if (va + len < va) {
+		*fault_va = va;
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+	}
+	down_read(&vm->pt_lock);
+	while (len) {
+		u64 off = offset_in_page(va), n = min_t(u64, len, PAGE_SIZE - off);
+		struct page *page;
+		void *kaddr;
+
+		fault = translate_locked(vm, va, access, &page);
+		if (fault) {
+			*fault_va = va;
+			break;
+		}
+		kaddr = kmap_local_page(page);
+		fn(kaddr + off, n, arg);
+		kunmap_local(kaddr);
+		va += n;
+		len -= n;
+	}
+	up_read(&vm->pt_lock);
+	return fault;
+}
