@@ -169,7 +169,7 @@ prepare_kernel() {
 	want=$( (cd "$ONENODE_SRC/kernel/patches" && cat series $(grep -v '^#' series)) | sha256sum | cut -c1-16)
 	have=$(cat "$KSRC.series" 2>/dev/null || true)
 	if [ "$want" != "$have" ] || [ ! -f "$KSRC/Makefile" ]; then
-		log "applying kernel/patches/series to a fresh copy of linux-$KVER"
+		log "applying kernel/patches/series to a fresh copy of linux-$KVER (then building; a first build takes ~20 min on 2 cores)"
 		rm -rf "$KSRC" "$KSRC.overlay"
 		cp -al "$pristine" "$KSRC"
 		local p
@@ -239,6 +239,7 @@ build_kernel() {
 		src=/onenode/cache/src/linux
 		mkdir -p "$o"
 		if [ "$(cat "$o/.config.stamp" 2>/dev/null)" != "$want" ]; then
+			echo "[onenode] configuring the kernel from kernel/config fragments" >&2
 			make -s -C "$src" O="$o" x86_64_defconfig
 			"$src/scripts/kconfig/merge_config.sh" -Q -m -O "$o" "$o/.config" "$@" >/dev/null
 			make -s -C "$src" O="$o" olddefconfig
@@ -255,7 +256,8 @@ build_kernel() {
 			done >"$o/config-mismatch.txt"
 			echo "$want" >"$o/.config.stamp"
 		fi
-		make -s -C "$src" O="$o" CC="ccache gcc" -j"$jobs" bzImage
+		/onenode/repo/tools/make-progress.sh "kernel ($(basename "$o"))" "$o/.onenode-cc-count" \
+			-C "$src" O="$o" CC="ccache gcc" -j"$jobs" bzImage
 	' build "$o" "$want" "$(jobs_n)" $tfrags
 	log "kernel ($flavor): $CACHE/work/build/$flavor/arch/x86/boot/bzImage"
 	[ -s "$CACHE/work/build/$flavor/config-mismatch.txt" ] && sed 's/^/  /' "$CACHE/work/build/$flavor/config-mismatch.txt" >&2 || true
@@ -354,10 +356,13 @@ cmd_vm() {
 	log "booting $flavor kernel under TCG: $*"
 	# 9p, not virtiofs: under TCG, virtiofsd from the chroot served corrupt
 	# pages (every guest program crashed in ld.so).
+	# stdout goes through a pipe: virtme-ng hands QEMU "-chardev
+	# file,path=/proc/self/fd/1", and QEMU opens that path with O_TRUNC, which
+	# would empty a file the caller redirected our output to.
 	in_tree timeout --foreground -k 10 "${ONENODE_VM_TIMEOUT:-2400}" vng --run "$T_CACHE/build/$flavor/arch/x86/boot/bzImage" --disable-kvm --force-9p \
 		--cpus "$(jobs_n)" --memory "$mem" --rwdir "$T_CACHE=$T_CACHE" --cwd "$T_REPO" \
 		--append "panic=-1 oops=panic$append" "${qopts[@]}" --verbose --exec "$cmd" \
-		2> >(tee "$out/console.txt" | grep -vE "$CONSOLE_NOISE_RE" >&2) || true
+		2> >(tee "$out/console.txt" | grep -vE "$CONSOLE_NOISE_RE" >&2) | cat || true
 	if [ ! -f "$out/rc" ]; then
 		log "the VM did not finish the command (no exit status came back); last console lines:"
 		tail -n 25 "$out/console.txt" >&2
@@ -515,8 +520,8 @@ cmd_check() {
 # against (the only modules of the config: everything the VM needs is
 # built in). About 20 minutes on 2 cores from a built kernel (README.md).
 build_amdgpu_module() {
-	in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$1" CC="ccache gcc" \
-		-j"$(jobs_n)" modules
+	in_tree "$T_REPO/tools/make-progress.sh" "amdgpu module ($1)" "$T_CACHE/build/$1/.onenode-modules-count" \
+		-C /onenode/cache/src/linux O="$T_CACHE/build/$1" CC="ccache gcc" -j"$(jobs_n)" modules
 	log "amdgpu: $CACHE/work/build/$1/drivers/gpu/drm/amd/amdgpu/amdgpu.ko"
 }
 
