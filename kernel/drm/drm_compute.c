@@ -242,6 +242,8 @@ EXPORT_SYMBOL(drm_compute_file_fini);
  * @size: bytes
  *
  * For the uapi rule that padding, reserved and out fields are zero on input.
+ *
+ * Returns: true when every byte in the range is zero.
  */
 bool drm_compute_args_zero(const void *args, size_t offset, size_t size)
 {

@@ -30,15 +30,6 @@ int drm_compute_info_check(const struct drm_compute_dev_info *info,
 			   u64 features);
 bool drm_compute_args_zero(const void *args, size_t offset, size_t size);
 
-/* Whether every byte of *@args from @member to the end is zero. */
-#define drm_compute_zero_from(args, member)				\
-	drm_compute_args_zero(args, offsetof(typeof(*(args)), member),	\
-			      sizeof(*(args)) - offsetof(typeof(*(args)), member))
-/* Whether @member of *@args is zero, whatever its size. */
-#define drm_compute_zero_field(args, member)				\
-	drm_compute_args_zero(args, offsetof(typeof(*(args)), member),	\
-			      sizeof((args)->member))
-
 struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
 					     u32 id);
 void drm_compute_userq_remove(struct drm_compute_userq *q, int err);

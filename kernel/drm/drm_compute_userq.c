@@ -44,10 +44,11 @@
  *   reported a fault), HUNG (hang detection reset it) or LOST (the device
  *   went away). Only active and suspended queues change state by ioctl::
  *
- *	active  --SUSPEND-->  SUSPENDED  --RESUME-->  active
- *	active or SUSPENDED  --fault-->  FAULTED
- *	active  --no progress for hang_timeout_ms-->  HUNG
- *	any  --device unplugged-->  LOST
+ *	ACTIVE     --SUSPEND-->                    SUSPENDED
+ *	SUSPENDED  --RESUME-->                     ACTIVE
+ *	ACTIVE, SUSPENDED  --fault-->              FAULTED
+ *	ACTIVE  --no progress, hang_timeout_ms-->  HUNG
+ *	any  --device unplugged-->                 LOST
  *
  * - the fence: the driver reports each FENCE packet with
  *   drm_compute_userq_fence(); waiters (%DRM_COMPUTE_OP_USERQ_WAIT) wake,
@@ -736,7 +737,8 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
 		return -EOPNOTSUPP;
-	if (!drm_compute_zero_from(args, status))
+	if (!drm_compute_args_zero(args, offsetof(typeof(*args), status),
+				   sizeof(*args) - offsetof(typeof(*args), status)))
 		return -EINVAL;
 	q = userq_lookup(cfile, args->queue_id);
 	if (!q)

@@ -82,29 +82,41 @@ extern "C" {
 
 /* Request numbers, from a driver's base. */
 #define DRM_COMPUTE_IOCTL_QUERY(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_QUERY, struct drm_compute_query)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_QUERY, \
+		 struct drm_compute_query)
 #define DRM_COMPUTE_IOCTL_BO_CREATE(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_CREATE, struct drm_compute_bo_create)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_CREATE, \
+		 struct drm_compute_bo_create)
 #define DRM_COMPUTE_IOCTL_BO_MMAP(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_MMAP, struct drm_compute_bo_mmap)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_BO_MMAP, \
+		 struct drm_compute_bo_mmap)
 #define DRM_COMPUTE_IOCTL_VM_CREATE(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_CREATE, struct drm_compute_vm_create)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_CREATE, \
+		 struct drm_compute_vm_create)
 #define DRM_COMPUTE_IOCTL_VM_DESTROY(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_DESTROY, struct drm_compute_vm_destroy)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_DESTROY, \
+		 struct drm_compute_vm_destroy)
 #define DRM_COMPUTE_IOCTL_VM_BIND(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_BIND, struct drm_compute_vm_bind)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_VM_BIND, \
+		 struct drm_compute_vm_bind)
 #define DRM_COMPUTE_IOCTL_USERQ_CREATE(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CREATE, struct drm_compute_userq_create)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CREATE, \
+		 struct drm_compute_userq_create)
 #define DRM_COMPUTE_IOCTL_USERQ_DESTROY(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_DESTROY, struct drm_compute_userq_destroy)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_DESTROY, \
+		 struct drm_compute_userq_destroy)
 #define DRM_COMPUTE_IOCTL_USERQ_CONTROL(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CONTROL, struct drm_compute_userq_control)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_CONTROL, \
+		 struct drm_compute_userq_control)
 #define DRM_COMPUTE_IOCTL_USERQ_STATE(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_STATE, struct drm_compute_userq_state)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_STATE, \
+		 struct drm_compute_userq_state)
 #define DRM_COMPUTE_IOCTL_USERQ_WAIT(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_WAIT, struct drm_compute_userq_wait)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_WAIT, \
+		 struct drm_compute_userq_wait)
 #define DRM_COMPUTE_IOCTL_USERQ_SIGNAL(base) \
-	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_SIGNAL, struct drm_compute_userq_signal)
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_SIGNAL, \
+		 struct drm_compute_userq_signal)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -419,8 +431,10 @@ struct drm_compute_vm_bind {
  * call: it writes packets into the ring, then stores the new write pointer
  * to @wptr. @flags exists only on devices that report
  * %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP; elsewhere a doorbell is the 8-byte
- * @wptr alone and the next 8 bytes may be another queue's doorbell. The protocol is io_uring's SQPOLL one: after storing
- * @wptr, userspace issues a full memory barrier and reads @flags; when
+ * @wptr alone and the next 8 bytes may be another queue's doorbell.
+ *
+ * The protocol is io_uring's SQPOLL one: after storing @wptr, userspace
+ * issues a full memory barrier and reads @flags; when
  * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP is set, it calls the USERQ_CONTROL
  * ioctl with %DRM_COMPUTE_USERQ_OP_WAKE. The kernel sets the flag, issues a
  * full barrier and reads @wptr once more before it stops watching, so a
@@ -600,7 +614,10 @@ struct drm_compute_userq_control {
 #define DRM_COMPUTE_FAULT_ALIGNMENT	4
 /** DRM_COMPUTE_FAULT_PACKET - an invalid packet (opcode, size, field). */
 #define DRM_COMPUTE_FAULT_PACKET	5
-/** DRM_COMPUTE_FAULT_WPTR - a write pointer behind the read pointer or more than a ring ahead. */
+/**
+ * DRM_COMPUTE_FAULT_WPTR - a write pointer behind the read pointer, more than
+ * a ring ahead of it, or not 8-byte aligned.
+ */
 #define DRM_COMPUTE_FAULT_WPTR		6
 /** DRM_COMPUTE_FAULT_TIMEOUT - a wait packet's own timeout expired. */
 #define DRM_COMPUTE_FAULT_TIMEOUT	7

@@ -5,6 +5,8 @@
 #ifndef _UAPI_VCOMPUTE_DRM_H_
 #define _UAPI_VCOMPUTE_DRM_H_
 
+#include <linux/const.h>
+
 #include "drm.h"
 #include "drm_compute.h"
 
@@ -168,7 +170,7 @@ struct vcompute_pkt_atomic {
 #define VCOMPUTE_WAIT_LT		4
 
 /** VCOMPUTE_WAIT_64BIT - compare 64 bits (default: 32, low halves). */
-#define VCOMPUTE_WAIT_64BIT		(1u << 0)
+#define VCOMPUTE_WAIT_64BIT		_BITUL(0)
 
 /**
  * struct vcompute_pkt_wait_mem - stall the queue until a memory condition

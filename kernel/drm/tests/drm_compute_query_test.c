@@ -26,7 +26,9 @@ static struct drm_compute_vm *nop_vm_create(struct drm_compute_file *cfile)
 	return ERR_PTR(-ENODEV);
 }
 
-static void nop_vm_free(struct drm_compute_vm *vm) { }
+static void nop_vm_free(struct drm_compute_vm *vm)
+{
+}
 
 static int nop_vm_bind(struct drm_compute_vm *vm, const struct drm_compute_bind *bind)
 {
@@ -40,14 +42,18 @@ static struct drm_compute_userq *nop_userq_create(struct drm_compute_file *cfile
 	return ERR_PTR(-ENODEV);
 }
 
-static void nop_userq(struct drm_compute_userq *q) { }
+static void nop_userq(struct drm_compute_userq *q)
+{
+}
 
 static int nop_userq_int(struct drm_compute_userq *q)
 {
 	return -ENODEV;
 }
 
-static void nop_hw_state(struct drm_compute_userq *q, struct drm_compute_userq_hw *hw) { }
+static void nop_hw_state(struct drm_compute_userq *q, struct drm_compute_userq_hw *hw)
+{
+}
 
 static const struct drm_compute_ops full_ops = {
 	.bo_create = nop_bo_create,
@@ -126,51 +132,55 @@ static void info_check_accepts_valid(struct kunit *test)
 		.vram_size = SZ_1G }, 0), 0);
 }
 
+/* A field of the description set to a value; up to two per case. */
+struct field_set {
+	size_t off;
+	size_t size;
+	u64 val;
+};
+
+#define SET32(f, v) { offsetof(struct drm_compute_dev_info, f), 4, (v) }
+#define SET64(f, v) { offsetof(struct drm_compute_dev_info, f), 8, (v) }
+
 struct info_case {
 	const char *name;
-	void (*spoil)(struct drm_compute_dev_info *i);
+	struct field_set set[2];
 };
-
-
-static void spoil_bar(struct drm_compute_dev_info *i) { i->vram_bar_size = i->vram_size + 1; }
-static void spoil_placements(struct drm_compute_dev_info *i) { i->placements = 0; }
-static void spoil_placement_bit(struct drm_compute_dev_info *i) { i->placements |= BIT_ULL(9); }
-static void spoil_vram(struct drm_compute_dev_info *i) { i->vram_size = 0; i->vram_bar_size = 0; }
-static void spoil_page(struct drm_compute_dev_info *i) { i->page_size = 3 * PAGE_SIZE; }
-static void spoil_va(struct drm_compute_dev_info *i) { i->va_end = i->va_start; }
-static void spoil_va_align(struct drm_compute_dev_info *i) { i->va_start = 1; }
-static void spoil_vms(struct drm_compute_dev_info *i) { i->max_vms = 0; }
-static void spoil_queues(struct drm_compute_dev_info *i) { i->max_queues = 0; }
-static void spoil_cus(struct drm_compute_dev_info *i) { i->num_cus = 0; }
-static void spoil_prios(struct drm_compute_dev_info *i) { i->num_priorities = 17; }
-static void spoil_default(struct drm_compute_dev_info *i) { i->priority_default = 16; }
-static void spoil_priv(struct drm_compute_dev_info *i) { i->priority_privileged = 7; }
-static void spoil_formats(struct drm_compute_dev_info *i) { i->queue_formats = 0; }
-static void spoil_doorbell(struct drm_compute_dev_info *i) { i->doorbell_size = 0; }
-static void spoil_ring(struct drm_compute_dev_info *i) { i->ring_size_min = SZ_8M; }
-static void spoil_ring_pow2(struct drm_compute_dev_info *i) { i->ring_size_max = SZ_4M + SZ_4K; }
-static void spoil_caps(struct drm_compute_dev_info *i) { i->userq_caps |= BIT_ULL(40); }
 
 static const struct info_case info_cases[] = {
-	{ "bar-larger-than-vram", spoil_bar },
-	{ "no-placement", spoil_placements },
-	{ "unknown-placement", spoil_placement_bit },
-	{ "vram-placement-without-vram", spoil_vram },
-	{ "page-size-not-power-of-2", spoil_page },
-	{ "empty-va-range", spoil_va },
-	{ "va-range-unaligned", spoil_va_align },
-	{ "no-vms", spoil_vms },
-	{ "no-queues", spoil_queues },
-	{ "no-cus", spoil_cus },
-	{ "too-many-priorities", spoil_prios },
-	{ "default-priority-out-of-range", spoil_default },
-	{ "privileged-not-above-default", spoil_priv },
-	{ "no-queue-format", spoil_formats },
-	{ "no-doorbell", spoil_doorbell },
-	{ "ring-min-above-max", spoil_ring },
-	{ "ring-max-not-power-of-2", spoil_ring_pow2 },
-	{ "unknown-userq-cap", spoil_caps },
+	{ "bar-larger-than-vram", { SET64(vram_bar_size, SZ_1G + 1) } },
+	{ "no-placement", { SET64(placements, 0) } },
+	{ "unknown-placement", { SET64(placements, BIT_ULL(9) | DRM_COMPUTE_PLACEMENT_VRAM) } },
+	{ "vram-placement-without-vram", { SET64(vram_size, 0), SET64(vram_bar_size, 0) } },
+	{ "page-size-not-power-of-2", { SET32(page_size, 3 * PAGE_SIZE) } },
+	{ "empty-va-range", { SET64(va_end, SZ_64K) } },
+	{ "va-range-unaligned", { SET64(va_start, 1) } },
+	{ "no-vms", { SET32(max_vms, 0) } },
+	{ "no-queues", { SET32(max_queues, 0) } },
+	{ "no-cus", { SET32(num_cus, 0) } },
+	{ "too-many-priorities", { SET32(num_priorities, 17) } },
+	{ "default-priority-out-of-range", { SET32(priority_default, 16) } },
+	{ "privileged-not-above-default", { SET32(priority_privileged, 7) } },
+	{ "no-queue-format", { SET32(queue_formats, 0) } },
+	{ "no-doorbell", { SET32(doorbell_size, 0) } },
+	{ "ring-min-above-max", { SET64(ring_size_min, SZ_8M) } },
+	{ "ring-max-not-power-of-2", { SET64(ring_size_max, SZ_4M + SZ_4K) } },
+	{ "unknown-userq-cap", { SET64(userq_caps, BIT_ULL(40)) } },
 };
+
+static void apply(struct drm_compute_dev_info *i, const struct field_set *set)
+{
+	unsigned int n;
+
+	for (n = 0; n < 2 && set[n].size; n++) {
+		void *field = (u8 *)i + set[n].off;
+
+		if (set[n].size == sizeof(u32))
+			*(u32 *)field = set[n].val;
+		else
+			*(u64 *)field = set[n].val;
+	}
+}
 
 static void info_case_desc(const struct info_case *c, char *desc)
 {
@@ -184,7 +194,7 @@ static void info_check_rejects(struct kunit *test)
 	const struct info_case *c = test->param_value;
 	struct drm_compute_dev_info i = info;
 
-	c->spoil(&i);
+	apply(&i, c->set);
 	KUNIT_EXPECT_EQ(test, drm_compute_info_check(&i, DRM_COMPUTE_FEATURE_USERQ), -EINVAL);
 }
 

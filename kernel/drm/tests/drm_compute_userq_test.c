@@ -71,60 +71,60 @@ static void args_accept_valid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), 0);
 }
 
+/* A field of the argument set to a value; up to two per case. */
+struct field_set {
+	size_t off;
+	size_t size;
+	u64 val;
+};
+
+#define SET32(f, v) { offsetof(struct drm_compute_userq_create, f), 4, (v) }
+#define SET64(f, v) { offsetof(struct drm_compute_userq_create, f), 8, (v) }
+
 struct args_case {
 	const char *name;
-	void (*spoil)(struct drm_compute_userq_create *a);
+	struct field_set set[2];
 };
-
-static void s_flags(struct drm_compute_userq_create *a) { a->flags = 1; }
-static void s_pad(struct drm_compute_userq_create *a) { a->pad = 1; }
-static void s_out_id(struct drm_compute_userq_create *a) { a->queue_id = 1; }
-static void s_out_db(struct drm_compute_userq_create *a) { a->doorbell_offset = 1; }
-static void s_out_pos(struct drm_compute_userq_create *a) { a->doorbell_pos = 8; }
-static void s_format0(struct drm_compute_userq_create *a) { a->format = 0; }
-static void s_format_other(struct drm_compute_userq_create *a) { a->format = DRM_COMPUTE_QUEUE_FORMAT_AMD_AQL; }
-static void s_format_big(struct drm_compute_userq_create *a) { a->format = 77; }
-static void s_prio(struct drm_compute_userq_create *a) { a->priority = 16; }
-static void s_ring_pow2(struct drm_compute_userq_create *a) { a->ring_size = SZ_64K + SZ_4K; }
-static void s_ring_small(struct drm_compute_userq_create *a) { a->ring_size = SZ_2K; }
-static void s_ring_big(struct drm_compute_userq_create *a) { a->ring_size = SZ_8M; a->ring_va = SZ_8M; }
-static void s_ring_va0(struct drm_compute_userq_create *a) { a->ring_va = 0; }
-static void s_ring_va_align(struct drm_compute_userq_create *a) { a->ring_va = SZ_1M + SZ_4K; }
-static void s_rptr0(struct drm_compute_userq_create *a) { a->rptr_va = 0; }
-static void s_rptr_align(struct drm_compute_userq_create *a) { a->rptr_va += 4; }
-static void s_wptr(struct drm_compute_userq_create *a) { a->wptr_va = SZ_2M + 8; }
-static void s_ctx0(struct drm_compute_userq_create *a) { a->ctx_save_va = 0; }
-static void s_ctx_align(struct drm_compute_userq_create *a) { a->ctx_save_va += 64; }
-static void s_ctx_small(struct drm_compute_userq_create *a) { a->ctx_save_size = 64; }
-static void s_cu_count(struct drm_compute_userq_create *a) { a->cu_mask_count = 33; a->cu_mask_ptr = 1; }
-static void s_cu_big(struct drm_compute_userq_create *a) { a->cu_mask_count = 96; a->cu_mask_ptr = 1; }
-static void s_cu_null(struct drm_compute_userq_create *a) { a->cu_mask_count = 32; }
 
 static const struct args_case args_cases[] = {
-	{ "flags", s_flags },
-	{ "pad", s_pad },
-	{ "queue-id-not-zero", s_out_id },
-	{ "doorbell-offset-not-zero", s_out_db },
-	{ "doorbell-pos-not-zero", s_out_pos },
-	{ "format-zero", s_format0 },
-	{ "format-not-offered", s_format_other },
-	{ "format-out-of-range", s_format_big },
-	{ "priority-out-of-range", s_prio },
-	{ "ring-size-not-power-of-2", s_ring_pow2 },
-	{ "ring-too-small", s_ring_small },
-	{ "ring-too-big", s_ring_big },
-	{ "ring-va-zero", s_ring_va0 },
-	{ "ring-va-unaligned", s_ring_va_align },
-	{ "rptr-va-zero", s_rptr0 },
-	{ "rptr-va-unaligned", s_rptr_align },
-	{ "wptr-va-not-read", s_wptr },
-	{ "ctx-save-missing", s_ctx0 },
-	{ "ctx-save-unaligned", s_ctx_align },
-	{ "ctx-save-too-small", s_ctx_small },
-	{ "cu-count-not-multiple-of-32", s_cu_count },
-	{ "cu-count-past-cus", s_cu_big },
-	{ "cu-mask-null", s_cu_null },
+	{ "flags", { SET32(flags, 1) } },
+	{ "pad", { SET32(pad, 1) } },
+	{ "queue-id-not-zero", { SET32(queue_id, 1) } },
+	{ "doorbell-offset-not-zero", { SET64(doorbell_offset, 1) } },
+	{ "doorbell-pos-not-zero", { SET32(doorbell_pos, 8) } },
+	{ "format-zero", { SET32(format, 0) } },
+	{ "format-not-offered", { SET32(format, DRM_COMPUTE_QUEUE_FORMAT_AMD_AQL) } },
+	{ "format-out-of-range", { SET32(format, 77) } },
+	{ "priority-out-of-range", { SET32(priority, 16) } },
+	{ "ring-size-not-power-of-2", { SET64(ring_size, SZ_64K + SZ_4K) } },
+	{ "ring-too-small", { SET64(ring_size, SZ_2K) } },
+	{ "ring-too-big", { SET64(ring_size, SZ_8M), SET64(ring_va, SZ_8M) } },
+	{ "ring-va-zero", { SET64(ring_va, 0) } },
+	{ "ring-va-unaligned", { SET64(ring_va, SZ_1M + SZ_4K) } },
+	{ "rptr-va-zero", { SET64(rptr_va, 0) } },
+	{ "rptr-va-unaligned", { SET64(rptr_va, SZ_2M + 4) } },
+	{ "wptr-va-not-read", { SET64(wptr_va, SZ_2M + 8) } },
+	{ "ctx-save-missing", { SET64(ctx_save_va, 0) } },
+	{ "ctx-save-unaligned", { SET64(ctx_save_va, SZ_4M + 64) } },
+	{ "ctx-save-too-small", { SET64(ctx_save_size, 64) } },
+	{ "cu-count-not-multiple-of-32", { SET32(cu_mask_count, 33), SET64(cu_mask_ptr, 1) } },
+	{ "cu-count-past-cus", { SET32(cu_mask_count, 96), SET64(cu_mask_ptr, 1) } },
+	{ "cu-mask-null", { SET32(cu_mask_count, 32) } },
 };
+
+static void apply(struct drm_compute_userq_create *a, const struct field_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2 && set[i].size; i++) {
+		void *field = (u8 *)a + set[i].off;
+
+		if (set[i].size == sizeof(u32))
+			*(u32 *)field = set[i].val;
+		else
+			*(u64 *)field = set[i].val;
+	}
+}
 
 static void args_case_desc(const struct args_case *c, char *desc)
 {
@@ -138,7 +138,7 @@ static void args_reject(struct kunit *test)
 	const struct args_case *c = test->param_value;
 	struct drm_compute_userq_create a = good_args;
 
-	c->spoil(&a);
+	apply(&a, c->set);
 	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&info, &a), -EINVAL);
 }
 
@@ -238,9 +238,20 @@ static struct drm_compute_userq *fake_create(struct drm_compute_file *cfile,
 
 #define FQ(q) container_of(q, struct fake_queue, base)
 
-static void fake_start(struct drm_compute_userq *q) { FQ(q)->started++; }
-static void fake_stop(struct drm_compute_userq *q) { FQ(q)->stopped++; }
-static void fake_wake(struct drm_compute_userq *q) { FQ(q)->woken++; }
+static void fake_start(struct drm_compute_userq *q)
+{
+	FQ(q)->started++;
+}
+
+static void fake_stop(struct drm_compute_userq *q)
+{
+	FQ(q)->stopped++;
+}
+
+static void fake_wake(struct drm_compute_userq *q)
+{
+	FQ(q)->woken++;
+}
 
 static void fake_free(struct drm_compute_userq *q)
 {

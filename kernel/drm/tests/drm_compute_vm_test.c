@@ -53,55 +53,60 @@ static void bind_accepts_valid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drm_compute_bind_check(&info, &b, BO_SIZE), 0);
 }
 
+/* A field of the argument set to a value; up to two per case. */
+struct field_set {
+	size_t off;
+	size_t size;
+	u64 val;
+};
+
+#define SET32(f, v) { offsetof(struct drm_compute_vm_bind, f), 4, (v) }
+#define SET64(f, v) { offsetof(struct drm_compute_vm_bind, f), 8, (v) }
+
 struct bind_case {
 	const char *name;
 	bool unmap;
-	void (*spoil)(struct drm_compute_vm_bind *b);
+	struct field_set set[2];
 };
-
-static void s_op0(struct drm_compute_vm_bind *b) { b->op = 0; }
-static void s_op3(struct drm_compute_vm_bind *b) { b->op = 3; }
-static void s_pad(struct drm_compute_vm_bind *b) { b->pad = 1; }
-static void s_flag(struct drm_compute_vm_bind *b) { b->flags |= BIT_ULL(2); }
-static void s_flag_top(struct drm_compute_vm_bind *b) { b->flags |= BIT_ULL(63); }
-static void s_range0(struct drm_compute_vm_bind *b) { b->range = 0; }
-static void s_va_unaligned(struct drm_compute_vm_bind *b) { b->va += 1; }
-static void s_range_unaligned(struct drm_compute_vm_bind *b) { b->range += 8; }
-static void s_off_unaligned(struct drm_compute_vm_bind *b) { b->bo_offset += 2; }
-static void s_below(struct drm_compute_vm_bind *b) { b->va = 0; }
-static void s_below_end(struct drm_compute_vm_bind *b) { b->va = SZ_64K - SZ_4K; b->range = SZ_8K; }
-static void s_above(struct drm_compute_vm_bind *b) { b->va = (1ULL << 47) - SZ_4K; b->range = SZ_8K; }
-static void s_va_overflow(struct drm_compute_vm_bind *b) { b->va = U64_MAX & PAGE_MASK; b->range = SZ_8K; }
-static void s_bo_past_end(struct drm_compute_vm_bind *b) { b->bo_offset = BO_SIZE - SZ_4K; b->range = SZ_8K; }
-static void s_bo_overflow(struct drm_compute_vm_bind *b) { b->bo_offset = U64_MAX & PAGE_MASK; }
-static void s_unmap_handle(struct drm_compute_vm_bind *b) { b->handle = 1; }
-static void s_unmap_offset(struct drm_compute_vm_bind *b) { b->bo_offset = SZ_4K; }
-static void s_unmap_flags(struct drm_compute_vm_bind *b) { b->flags = DRM_COMPUTE_VM_BIND_READONLY; }
 
 static const struct bind_case bind_cases[] = {
-	{ "op-zero", false, s_op0 },
-	{ "op-unknown", false, s_op3 },
-	{ "pad", false, s_pad },
-	{ "flag-unknown", false, s_flag },
-	{ "flag-top-bit", false, s_flag_top },
-	{ "range-zero", false, s_range0 },
-	{ "va-unaligned", false, s_va_unaligned },
-	{ "range-unaligned", false, s_range_unaligned },
-	{ "bo-offset-unaligned", false, s_off_unaligned },
-	{ "va-zero", false, s_below },
-	{ "va-below-start", false, s_below_end },
-	{ "va-past-end", false, s_above },
-	{ "va-overflow", false, s_va_overflow },
-	{ "bo-past-end", false, s_bo_past_end },
-	{ "bo-offset-overflow", false, s_bo_overflow },
-	{ "unmap-range-zero", true, s_range0 },
-	{ "unmap-va-unaligned", true, s_va_unaligned },
-	{ "unmap-va-overflow", true, s_va_overflow },
-	{ "unmap-pad", true, s_pad },
-	{ "unmap-handle", true, s_unmap_handle },
-	{ "unmap-bo-offset", true, s_unmap_offset },
-	{ "unmap-flags", true, s_unmap_flags },
+	{ "op-zero", false, { SET32(op, 0) } },
+	{ "op-unknown", false, { SET32(op, 3) } },
+	{ "pad", false, { SET32(pad, 1) } },
+	{ "flag-unknown", false, { SET64(flags, BIT_ULL(2)) } },
+	{ "flag-top-bit", false, { SET64(flags, BIT_ULL(63)) } },
+	{ "range-zero", false, { SET64(range, 0) } },
+	{ "va-unaligned", false, { SET64(va, SZ_1G + 1) } },
+	{ "range-unaligned", false, { SET64(range, SZ_256K + 8) } },
+	{ "bo-offset-unaligned", false, { SET64(bo_offset, SZ_64K + 2) } },
+	{ "va-zero", false, { SET64(va, 0) } },
+	{ "va-below-start", false, { SET64(va, SZ_64K - SZ_4K), SET64(range, SZ_8K) } },
+	{ "va-past-end", false, { SET64(va, (1ULL << 47) - SZ_4K), SET64(range, SZ_8K) } },
+	{ "va-overflow", false, { SET64(va, U64_MAX & PAGE_MASK), SET64(range, SZ_8K) } },
+	{ "bo-past-end", false, { SET64(bo_offset, BO_SIZE - SZ_4K), SET64(range, SZ_8K) } },
+	{ "bo-offset-overflow", false, { SET64(bo_offset, U64_MAX & PAGE_MASK) } },
+	{ "unmap-range-zero", true, { SET64(range, 0) } },
+	{ "unmap-va-unaligned", true, { SET64(va, SZ_1G + 1) } },
+	{ "unmap-va-overflow", true, { SET64(va, U64_MAX & PAGE_MASK), SET64(range, SZ_8K) } },
+	{ "unmap-pad", true, { SET32(pad, 1) } },
+	{ "unmap-handle", true, { SET32(handle, 1) } },
+	{ "unmap-bo-offset", true, { SET64(bo_offset, SZ_4K) } },
+	{ "unmap-flags", true, { SET64(flags, DRM_COMPUTE_VM_BIND_READONLY) } },
 };
+
+static void apply(struct drm_compute_vm_bind *b, const struct field_set *set)
+{
+	unsigned int i;
+
+	for (i = 0; i < 2 && set[i].size; i++) {
+		void *field = (u8 *)b + set[i].off;
+
+		if (set[i].size == sizeof(u32))
+			*(u32 *)field = set[i].val;
+		else
+			*(u64 *)field = set[i].val;
+	}
+}
 
 static void bind_case_desc(const struct bind_case *c, char *desc)
 {
@@ -115,7 +120,7 @@ static void bind_rejects(struct kunit *test)
 	const struct bind_case *c = test->param_value;
 	struct drm_compute_vm_bind b = c->unmap ? good_unmap : good_map;
 
-	c->spoil(&b);
+	apply(&b, c->set);
 	KUNIT_EXPECT_EQ(test, drm_compute_bind_check(&info, &b, BO_SIZE), -EINVAL);
 }
 
@@ -124,7 +129,8 @@ static void bind_bounds_need_size(struct kunit *test)
 {
 	struct drm_compute_vm_bind b = good_map;
 
-	s_bo_past_end(&b);
+	b.bo_offset = BO_SIZE - SZ_4K;
+	b.range = SZ_8K;
 	KUNIT_EXPECT_EQ(test, drm_compute_bind_check(&info, &b, U64_MAX), 0);
 	KUNIT_EXPECT_EQ(test, drm_compute_bind_check(&info, &b, BO_SIZE), -EINVAL);
 }

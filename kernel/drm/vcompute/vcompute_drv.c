@@ -73,15 +73,15 @@ MODULE_PARM_DESC(num_cus, "Compute units of each instance (1-64, default 8)");
 
 static struct vcompute_device *devices[VCOMPUTE_MAX_DEVICES];
 
-static struct drm_compute_file *to_cfile(struct drm_file *file)
+DRM_COMPUTE_DEFINE_IOCTLS(vcompute)
+
+static struct drm_compute_file *vcompute_compute_file(struct drm_file *file)
 {
 	return &((struct vcompute_file *)file->driver_priv)->compute;
 }
 
-DRM_COMPUTE_DEFINE_IOCTLS(vcompute, to_cfile)
-
 static const struct drm_ioctl_desc vcompute_ioctls[] = {
-	DRM_COMPUTE_IOCTLS(DRM_VCOMPUTE_COMPUTE_BASE, vcompute),
+	DRM_COMPUTE_IOCTLS(VCOMPUTE, vcompute),
 };
 
 static const struct drm_compute_ops vcompute_compute_ops = {
@@ -212,7 +212,7 @@ static struct vcompute_device *vcompute_create(const struct vcompute_config *cfg
 {
 	struct vcompute_device *vdev;
 	struct faux_device *fdev;
-	char name[16];
+	char name[24];
 	int ret;
 
 	snprintf(name, sizeof(name), DRIVER_NAME ".%u", cfg->index);

@@ -36,7 +36,7 @@
 #include "vcompute_drv.h"
 
 #define PT_BITS		9
-#define PT_ENTRIES	(1 << PT_BITS)
+#define PT_ENTRIES	BIT(PT_BITS)
 #define PT_LEVELS	4
 #define VA_BITS		(PAGE_SHIFT + PT_BITS * PT_LEVELS)
 

@@ -453,66 +453,160 @@ int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
 			   void *buf, size_t size);
 
-#define __DRM_COMPUTE_IOCTL_FN(prefix, fn, to_cfile)				\
-static int prefix##_compute_##fn(struct drm_device *dev, void *data,	\
-				 struct drm_file *file)			\
-{										\
-	return drm_compute_##fn##_ioctl(to_cfile(file), data);			\
-}
-
 /**
  * DRM_COMPUTE_DEFINE_IOCTLS - define a driver's compute ioctl handlers
  * @prefix: the driver's prefix, e.g. vcompute
- * @to_cfile: a function or macro that returns the &struct drm_compute_file
- *	of a &struct drm_file
  *
- * Defines one static handler per operation, named prefix_compute_<op>,
- * each calling the helper with the file's compute state. Use it once, then
- * DRM_COMPUTE_IOCTLS() in the driver's &struct drm_ioctl_desc table.
+ * Declares prefix_compute_file(), which the driver defines to return the
+ * &struct drm_compute_file of a &struct drm_file, and defines one static
+ * handler per operation, prefix_compute_<op>, each calling the helper with
+ * that file's compute state. Use it once, then DRM_COMPUTE_IOCTLS() in the
+ * driver's &struct drm_ioctl_desc table.
  */
-#define DRM_COMPUTE_DEFINE_IOCTLS(prefix, to_cfile)			\
-	__DRM_COMPUTE_IOCTL_FN(prefix, query, to_cfile)			\
-	__DRM_COMPUTE_IOCTL_FN(prefix, bo_create, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, bo_mmap, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, vm_create, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, vm_destroy, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, vm_bind, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_create, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_destroy, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_control, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_state, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_wait, to_cfile)		\
-	__DRM_COMPUTE_IOCTL_FN(prefix, userq_signal, to_cfile)
-
-#define __DRM_COMPUTE_IOCTL(base, OP, fn, prefix)			\
-	[(base) + DRM_COMPUTE_OP_##OP] = {					\
-		.cmd = DRM_COMPUTE_IOCTL_##OP(base),				\
-		.flags = DRM_RENDER_ALLOW,					\
-		.func = prefix##_compute_##fn,					\
-		.name = "DRM_COMPUTE_" #OP,					\
-	}
+#define DRM_COMPUTE_DEFINE_IOCTLS(prefix)					\
+static struct drm_compute_file *prefix##_compute_file(struct drm_file *file);	\
+static int prefix##_compute_query(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_query_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_bo_create(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_bo_create_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_bo_mmap(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_bo_mmap_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_vm_create(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_vm_create_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_vm_destroy(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_vm_destroy_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_vm_bind(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_vm_bind_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_create(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_create_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_destroy(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_destroy_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_control(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_control_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_state(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_state_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_wait(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_wait_ioctl(prefix##_compute_file(file), data);	\
+}									\
+static int prefix##_compute_userq_signal(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_userq_signal_ioctl(prefix##_compute_file(file), data);	\
+}
 
 /**
  * DRM_COMPUTE_IOCTLS - the entries of a driver's ioctl table for the
  * compute uapi
- * @base: the driver's compute base (its uapi header publishes it)
+ * @DRV: the driver's uapi name: its header publishes DRM_<DRV>_COMPUTE_BASE
  * @prefix: the prefix given to DRM_COMPUTE_DEFINE_IOCTLS()
  *
- * Designated initializers: the operations land at DRM_COMMAND_BASE + @base
- * + DRM_COMPUTE_OP_*, wherever the macro stands in the table.
+ * Designated initializers: operation N lands at DRM_COMMAND_BASE +
+ * DRM_<DRV>_COMPUTE_BASE + N wherever the macro stands in the table.
  */
-#define DRM_COMPUTE_IOCTLS(base, prefix)					\
-	__DRM_COMPUTE_IOCTL(base, QUERY, query, prefix),			\
-	__DRM_COMPUTE_IOCTL(base, BO_CREATE, bo_create, prefix),		\
-	__DRM_COMPUTE_IOCTL(base, BO_MMAP, bo_mmap, prefix),			\
-	__DRM_COMPUTE_IOCTL(base, VM_CREATE, vm_create, prefix),		\
-	__DRM_COMPUTE_IOCTL(base, VM_DESTROY, vm_destroy, prefix),		\
-	__DRM_COMPUTE_IOCTL(base, VM_BIND, vm_bind, prefix),			\
-	__DRM_COMPUTE_IOCTL(base, USERQ_CREATE, userq_create, prefix),	\
-	__DRM_COMPUTE_IOCTL(base, USERQ_DESTROY, userq_destroy, prefix),	\
-	__DRM_COMPUTE_IOCTL(base, USERQ_CONTROL, userq_control, prefix),	\
-	__DRM_COMPUTE_IOCTL(base, USERQ_STATE, userq_state, prefix),		\
-	__DRM_COMPUTE_IOCTL(base, USERQ_WAIT, userq_wait, prefix),		\
-	__DRM_COMPUTE_IOCTL(base, USERQ_SIGNAL, userq_signal, prefix)
+#define DRM_COMPUTE_IOCTLS(DRV, prefix)					\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_QUERY] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_QUERY(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_query,			\
+		.name = "DRM_COMPUTE_QUERY",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_BO_CREATE] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_BO_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_bo_create,			\
+		.name = "DRM_COMPUTE_BO_CREATE",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_BO_MMAP] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_BO_MMAP(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_bo_mmap,			\
+		.name = "DRM_COMPUTE_BO_MMAP",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_CREATE] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_VM_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_vm_create,			\
+		.name = "DRM_COMPUTE_VM_CREATE",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_DESTROY] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_VM_DESTROY(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_vm_destroy,			\
+		.name = "DRM_COMPUTE_VM_DESTROY",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_BIND] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_VM_BIND(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_vm_bind,			\
+		.name = "DRM_COMPUTE_VM_BIND",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_CREATE] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_create,			\
+		.name = "DRM_COMPUTE_USERQ_CREATE",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_DESTROY] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_DESTROY(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_destroy,			\
+		.name = "DRM_COMPUTE_USERQ_DESTROY",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_CONTROL] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_CONTROL(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_control,			\
+		.name = "DRM_COMPUTE_USERQ_CONTROL",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_STATE] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_STATE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_state,			\
+		.name = "DRM_COMPUTE_USERQ_STATE",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_WAIT] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_WAIT(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_wait,			\
+		.name = "DRM_COMPUTE_USERQ_WAIT",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_SIGNAL] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_USERQ_SIGNAL(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_userq_signal,			\
+		.name = "DRM_COMPUTE_USERQ_SIGNAL",			\
+	}
 
 #endif /* __DRM_COMPUTE_H__ */
