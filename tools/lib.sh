@@ -222,8 +222,13 @@ flavor_fragments() {
 	esac
 }
 
+# The project's kernel modules (=m in kernel/config/base.config), in load
+# order: the guest loads them before every VM command (tools/guest/run.sh),
+# so the driver's init and exit paths run in every test boot.
+PROJECT_MODULES="drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
+
 # build_kernel FLAVOR: configure (when a fragment or a Kconfig file changed)
-# and build bzImage.
+# and build bzImage and the project's modules.
 # Runs inside the tree; ccache and O= keep rebuilds short.
 build_kernel() {
 	local flavor=$1 frags want
@@ -258,6 +263,8 @@ build_kernel() {
 		fi
 		/onenode/repo/tools/make-progress.sh "kernel ($(basename "$o"))" "$o/.onenode-cc-count" \
 			-C "$src" O="$o" CC="ccache gcc" -j"$jobs" bzImage
+		# The project'"'"'s own modules, loaded by tools/guest/run.sh.
+		make -s -C "$src" O="$o" CC="ccache gcc" -j"$jobs" '"$PROJECT_MODULES"'
 	' build "$o" "$want" "$(jobs_n)" $tfrags
 	log "kernel ($flavor): $CACHE/work/build/$flavor/arch/x86/boot/bzImage"
 	[ -s "$CACHE/work/build/$flavor/config-mismatch.txt" ] && sed 's/^/  /' "$CACHE/work/build/$flavor/config-mismatch.txt" >&2 || true
@@ -352,7 +359,8 @@ cmd_vm() {
 	[ "$flavor" = leaks ] && mem=4G
 	rm -rf "$out" && mkdir -p "$out"
 	local cmd
-	cmd=$(printf '%q ' "$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/last" "$@")
+	cmd=$(printf '%q ' env ONENODE_KBUILD="$T_CACHE/build/$flavor" ONENODE_MODULES="$PROJECT_MODULES" \
+		"$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/last" "$@")
 	log "booting $flavor kernel under TCG: $*"
 	# 9p, not virtiofs: under TCG, virtiofsd from the chroot served corrupt
 	# pages (every guest program crashed in ld.so).

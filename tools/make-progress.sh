@@ -33,6 +33,6 @@ rm -f "$countfile.rc"
 if [ "$rc" = 0 ]; then
 	[ $((SECONDS - t0)) -ge 30 ] && progress
 	# Only a build that compiled much is a useful yardstick.
-	[ "$n" -gt "$((prev / 2))" ] && echo "$n" >"$countfile"
+	[ "$n" -gt "$((prev / 2))" ] && [ "$n" -ge 500 ] && echo "$n" >"$countfile"
 fi
 exit "$rc"

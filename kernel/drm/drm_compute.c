@@ -11,6 +11,7 @@
 
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_print.h>
 
 #include "drm_compute_internal.h"
@@ -249,6 +250,32 @@ bool drm_compute_args_zero(const void *args, size_t offset, size_t size)
 {
 	return !memchr_inv((const u8 *)args + offset, 0, size);
 }
+
+/**
+ * drm_compute_call - run an ioctl handler of the helper while the device is
+ * present
+ * @dev: the DRM device
+ * @cfile: the file's compute state
+ * @data: the ioctl argument
+ * @fn: the handler
+ *
+ * Used by the handlers DRM_COMPUTE_DEFINE_IOCTLS() defines: drm_dev_unplug()
+ * waits for a call in progress, and a call after it fails.
+ *
+ * Returns: what @fn returns, or -ENODEV once the device is unplugged.
+ */
+int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
+		     void *data, int (*fn)(struct drm_compute_file *cfile, void *data))
+{
+	int idx, ret;
+
+	if (!drm_dev_enter(dev, &idx))
+		return -ENODEV;
+	ret = fn(cfile, data);
+	drm_dev_exit(idx);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_call);
 
 MODULE_DESCRIPTION("DRM compute helpers");
 MODULE_LICENSE("Dual MIT/GPL");

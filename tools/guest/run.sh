@@ -6,12 +6,33 @@ out=$1
 shift
 cd /onenode/repo || exit 1
 export ONENODE_BUILD=/onenode/cache/build/user
+# The project's modules, from the kernel build this VM booted
+# (ONENODE_KBUILD, ONENODE_MODULES: set by ./onenode vm). Their KUnit
+# modules run their suites at load, so they are loaded only in a KUnit boot.
+for m in ${ONENODE_MODULES:-}; do
+	case $m in
+	*_test.ko) grep -qw 'kunit.enable=1' /proc/cmdline || continue ;;
+	esac
+	insmod "$ONENODE_KBUILD/$m" || echo "guest: cannot load $m" >&2
+done
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	# Leaks flavor: forget what boot leaked into the report before CMD runs.
 	echo clear >/sys/kernel/debug/kmemleak
 fi
 "$@"
 rc=$?
+# Unload the project's modules again, last loaded first, so that every
+# boot also runs their exit paths (and kmemleak sees what they free). A
+# module still in use (a file left open) is reported, not forced.
+unload=ok
+for m in $(printf '%s\n' ${ONENODE_MODULES:-} | tac); do
+	name=$(basename "$m" .ko)
+	[ -d "/sys/module/$name" ] || continue
+	if ! rmmod "$name" 2>"$out/unload-err.txt"; then
+		unload="rmmod $name failed: $(cat "$out/unload-err.txt")"
+	fi
+done
+echo "$unload" >"$out/unload.txt"
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	# Two scans: kmemleak reports an object only once it was seen twice.
 	echo scan >/sys/kernel/debug/kmemleak

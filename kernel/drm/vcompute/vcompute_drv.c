@@ -14,8 +14,10 @@
  * which shares the helpers, can only be compiled here.
  *
  * Each instance is a faux-bus device "vcompute.N" made from a
- * &struct vcompute_config; the module creates ``num_devices`` of them at
- * load and removes them at unload. An instance has:
+ * &struct vcompute_config. The module creates ``num_devices`` of them at
+ * load ("vcompute.0", ...) and removes them at unload; userspace creates
+ * and removes more through configfs (vcompute_configfs.c), which is also
+ * how a device is hot-unplugged under its clients. An instance has:
  *
  * - buffers in two placements (vcompute_bo.c): "VRAM", device memory whose
  *   addresses the driver allocates with the upstream buddy allocator over
@@ -61,7 +63,7 @@
 
 static unsigned int num_devices = 1;
 module_param(num_devices, uint, 0444);
-MODULE_PARM_DESC(num_devices, "Number of vcompute instances (1-8, default 1)");
+MODULE_PARM_DESC(num_devices, "Instances to create at load (0-8, default 1)");
 
 static unsigned int vram_mib = 256;
 module_param(vram_mib, uint, 0444);
@@ -70,6 +72,8 @@ MODULE_PARM_DESC(vram_mib, "Size of each instance's emulated device memory in Mi
 static unsigned int num_cus = 8;
 module_param(num_cus, uint, 0444);
 MODULE_PARM_DESC(num_cus, "Compute units of each instance (1-64, default 8)");
+
+#define VCOMPUTE_MAX_CUS	64
 
 static struct vcompute_device *devices[VCOMPUTE_MAX_DEVICES];
 
@@ -208,17 +212,42 @@ static int vcompute_setup(struct vcompute_device *vdev)
 	return vcompute_engine_init(vdev);
 }
 
-static struct vcompute_device *vcompute_create(const struct vcompute_config *cfg)
+/**
+ * vcompute_config_check - whether a configuration makes a device
+ * @cfg: the configuration
+ *
+ * Returns: 0, or -EINVAL for an empty name, no device memory, or a CU
+ * count outside 1..64.
+ */
+int vcompute_config_check(const struct vcompute_config *cfg)
+{
+	if (!cfg->name[0] || !cfg->vram_size || !cfg->num_cus ||
+	    cfg->num_cus > VCOMPUTE_MAX_CUS)
+		return -EINVAL;
+	return 0;
+}
+
+/**
+ * vcompute_create - create and register one instance
+ * @cfg: its configuration (copied)
+ *
+ * Returns: the device, or an ERR_PTR(): -EINVAL for a bad configuration,
+ * -EEXIST when an instance of that name exists.
+ */
+struct vcompute_device *vcompute_create(const struct vcompute_config *cfg)
 {
 	struct vcompute_device *vdev;
 	struct faux_device *fdev;
-	char name[24];
+	char name[sizeof(DRIVER_NAME) + VCOMPUTE_NAME_MAX];
 	int ret;
 
-	snprintf(name, sizeof(name), DRIVER_NAME ".%u", cfg->index);
+	ret = vcompute_config_check(cfg);
+	if (ret)
+		return ERR_PTR(ret);
+	snprintf(name, sizeof(name), DRIVER_NAME ".%s", cfg->name);
 	fdev = faux_device_create(name, NULL, NULL);
 	if (!fdev)
-		return ERR_PTR(-ENODEV);
+		return ERR_PTR(-EEXIST);
 	if (!devres_open_group(&fdev->dev, NULL, GFP_KERNEL)) {
 		ret = -ENOMEM;
 		goto err_faux;
@@ -254,7 +283,17 @@ err_faux:
 	return ERR_PTR(ret);
 }
 
-static void vcompute_destroy(struct vcompute_device *vdev)
+/**
+ * vcompute_destroy - hot-unplug an instance
+ * @vdev: the device
+ *
+ * What a PCI driver's remove does: the DRM device is unplugged (new ioctls
+ * fail with -ENODEV, CPU mappings of its buffers are zapped and fault
+ * SIGBUS), the engine stops, every queue becomes LOST and its waiters
+ * return. Open files, mappings and exported dma-bufs keep their memory
+ * until they are closed; the last close frees everything.
+ */
+void vcompute_destroy(struct vcompute_device *vdev)
 {
 	struct faux_device *fdev = vdev->faux;
 
@@ -279,35 +318,41 @@ static void vcompute_destroy_all(void)
 static int __init vcompute_init(void)
 {
 	unsigned int i;
+	int ret;
 
-	if (!num_devices || num_devices > VCOMPUTE_MAX_DEVICES ||
-	    !num_cus || num_cus > 64 || !vram_mib)
+	if (num_devices > VCOMPUTE_MAX_DEVICES)
 		return -EINVAL;
 
 	for (i = 0; i < num_devices; i++) {
-		const struct vcompute_config cfg = {
-			.index = i,
+		struct vcompute_config cfg = {
 			.vram_size = (u64)vram_mib << 20,
 			.num_cus = num_cus,
 		};
-		struct vcompute_device *vdev = vcompute_create(&cfg);
+		struct vcompute_device *vdev;
 
+		snprintf(cfg.name, sizeof(cfg.name), "%u", i);
+		vdev = vcompute_create(&cfg);
 		if (IS_ERR(vdev)) {
 			vcompute_destroy_all();
 			return PTR_ERR(vdev);
 		}
 		devices[i] = vdev;
 	}
-	return 0;
+	ret = vcompute_configfs_register();
+	if (ret)
+		vcompute_destroy_all();
+	return ret;
 }
 
 static void __exit vcompute_exit(void)
 {
+	vcompute_configfs_unregister();
 	vcompute_destroy_all();
 }
 
 module_init(vcompute_init);
 module_exit(vcompute_exit);
 
+MODULE_IMPORT_NS("DMA_BUF");
 MODULE_DESCRIPTION(DRIVER_DESC);
 MODULE_LICENSE("GPL");

@@ -21,15 +21,19 @@
 struct faux_device;
 struct task_struct;
 
+/** VCOMPUTE_NAME_MAX - room for an instance name, NUL included. */
+#define VCOMPUTE_NAME_MAX	32
+
 /**
  * struct vcompute_config - what one vcompute instance is made of.
  *
- * Filled from the module parameters when the module loads, one per
- * instance; a test configuration (KUnit) fills its own.
+ * Filled from the module parameters for the instances the module creates
+ * at load ("0", "1", ...), and from configfs attributes for the instances
+ * userspace creates (vcompute_configfs.c).
  */
 struct vcompute_config {
-	/** @index: instance number, the N of the faux device "vcompute.N". */
-	unsigned int index;
+	/** @name: instance name, the N of the faux device "vcompute.N". */
+	char name[VCOMPUTE_NAME_MAX];
 	/** @vram_size: bytes of emulated device memory. */
 	u64 vram_size;
 	/** @num_cus: emulated compute units. */
@@ -268,6 +272,15 @@ void vcompute_userq_hw_state(struct drm_compute_userq *q,
 			     struct drm_compute_userq_hw *hw);
 void vcompute_userq_wake(struct drm_compute_userq *q);
 struct drm_compute_doorbell *vcompute_doorbell(struct vcompute_queue *q);
+
+/* vcompute_drv.c */
+struct vcompute_device *vcompute_create(const struct vcompute_config *cfg);
+void vcompute_destroy(struct vcompute_device *vdev);
+int vcompute_config_check(const struct vcompute_config *cfg);
+
+/* vcompute_configfs.c */
+int vcompute_configfs_register(void);
+void vcompute_configfs_unregister(void);
 
 /* vcompute_engine.c */
 int vcompute_engine_init(struct vcompute_device *vdev);

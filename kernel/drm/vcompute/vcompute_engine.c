@@ -625,7 +625,7 @@ int vcompute_engine_init(struct vcompute_device *vdev)
 	INIT_LIST_HEAD(&e->queues);
 	init_waitqueue_head(&e->wq);
 	atomic_set(&e->kicked, 0);
-	t = kthread_run(engine_thread, vdev, "vcompute%u", vdev->config.index);
+	t = kthread_run(engine_thread, vdev, "vcompute.%s", vdev->config.name);
 	if (IS_ERR(t))
 		return PTR_ERR(t);
 	e->thread = t;

@@ -449,6 +449,9 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 
+int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
+		     void *data, int (*fn)(struct drm_compute_file *cfile, void *data));
+
 /* Query payload for one id; shared with KUnit (drm_compute_query.c). */
 int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
 			   void *buf, size_t size);
@@ -460,7 +463,9 @@ int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
  * Declares prefix_compute_file(), which the driver defines to return the
  * &struct drm_compute_file of a &struct drm_file, and defines one static
  * handler per operation, prefix_compute_<op>, each calling the helper with
- * that file's compute state. Use it once, then DRM_COMPUTE_IOCTLS() in the
+ * that file's compute state inside drm_dev_enter() (drm_compute_call()),
+ * so that an unplug waits for it; only USERQ_WAIT, which sleeps, runs
+ * outside and is woken by drm_compute_device_unplug() instead. Use it once, then DRM_COMPUTE_IOCTLS() in the
  * driver's &struct drm_ioctl_desc table.
  */
 #define DRM_COMPUTE_DEFINE_IOCTLS(prefix)					\
@@ -468,62 +473,74 @@ static struct drm_compute_file *prefix##_compute_file(struct drm_file *file);	\
 static int prefix##_compute_query(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_query_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_query_ioctl);		\
 }									\
 static int prefix##_compute_bo_create(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_bo_create_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_bo_create_ioctl);		\
 }									\
 static int prefix##_compute_bo_mmap(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_bo_mmap_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_bo_mmap_ioctl);		\
 }									\
 static int prefix##_compute_vm_create(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_vm_create_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_vm_create_ioctl);		\
 }									\
 static int prefix##_compute_vm_destroy(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_vm_destroy_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_vm_destroy_ioctl);		\
 }									\
 static int prefix##_compute_vm_bind(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_vm_bind_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_vm_bind_ioctl);		\
 }									\
 static int prefix##_compute_userq_create(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_userq_create_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_userq_create_ioctl);		\
 }									\
 static int prefix##_compute_userq_destroy(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_userq_destroy_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_userq_destroy_ioctl);		\
 }									\
 static int prefix##_compute_userq_control(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_userq_control_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_userq_control_ioctl);		\
 }									\
 static int prefix##_compute_userq_state(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_userq_state_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_userq_state_ioctl);		\
 }									\
 static int prefix##_compute_userq_wait(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
+	/* Sleeps: outside drm_dev_enter(), woken by unplug instead. */	\
 	return drm_compute_userq_wait_ioctl(prefix##_compute_file(file), data);	\
 }									\
 static int prefix##_compute_userq_signal(struct drm_device *dev, void *data,	\
 				struct drm_file *file)			\
 {									\
-	return drm_compute_userq_signal_ioctl(prefix##_compute_file(file), data);	\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_userq_signal_ioctl);		\
 }
 
 /**
