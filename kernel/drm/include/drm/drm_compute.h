@@ -465,8 +465,9 @@ int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
  * handler per operation, prefix_compute_<op>, each calling the helper with
  * that file's compute state inside drm_dev_enter() (drm_compute_call()),
  * so that an unplug waits for it; only USERQ_WAIT, which sleeps, runs
- * outside and is woken by drm_compute_device_unplug() instead. Use it once, then DRM_COMPUTE_IOCTLS() in the
- * driver's &struct drm_ioctl_desc table.
+ * outside and is woken by drm_compute_device_unplug() instead. Use it
+ * once, then DRM_COMPUTE_IOCTLS() in the driver's &struct drm_ioctl_desc
+ * table.
  */
 #define DRM_COMPUTE_DEFINE_IOCTLS(prefix)					\
 static struct drm_compute_file *prefix##_compute_file(struct drm_file *file);	\
