@@ -634,20 +634,29 @@ cmd_test() {
 cmd_demo() {
 	ensure_tree
 	cmd_build --kernel --user
-	log "demo: boot the VM, open the vcompute render node, query it through DRM_IOCTL_VCOMPUTE_CAPS"
-	cmd_vm -- "$T_CACHE/build/user/examples/caps/onenode-caps"
+	log "demo: boot the VM; on the vcompute render node, query the device, then add two vectors on"
+	log "      a user queue submitted by doorbell, waiting on a user fence and on a DRM syncobj"
+	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add"
 }
 
-# cmd_bench [vk [ARGS]]: libvkp2p's benchmark on lavapipe in the tree (the
-# H100 numbers come from libvkp2p/tools/device-h100.sh); ARGS go to
-# vkp2p-bench (--size MiB, --passes N, --calls N).
+# cmd_bench [vk|queues [ARGS]]: benchmark programs, each printing ratios of
+# two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
+# the tree (the H100 numbers come from libvkp2p/tools/device-h100.sh);
+# ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
+# queues on vcompute in the VM (doorbell vs an ioctl per job, COPY vs
+# memcpy); ARGS go to onenode-bench-queues (--jobs N, --rounds N,
+# --copy-mib N).
 cmd_bench() {
 	local what=${1:-vk}
 	[ $# -gt 0 ] && shift
 	ensure_tree
-	cmd_build --user
 	case $what in
-	vk) in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" "$@" ;;
-	*) die "bench: unknown benchmark '$what' (vk)" ;;
+	vk)
+		cmd_build --user
+		in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" "$@" ;;
+	queues)
+		cmd_build --kernel --user
+		cmd_vm -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
+	*) die "bench: unknown benchmark '$what' (vk, queues)" ;;
 	esac
 }
