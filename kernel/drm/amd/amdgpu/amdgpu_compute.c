@@ -6,38 +6,929 @@
 /**
  * DOC: amdgpu compute glue
  *
- * amdgpu's side of the DRM compute helpers (drivers/gpu/drm/drm_compute.c):
- * it describes the device to the helpers and forwards the compute ioctls of
- * the render node to them. Everything that is not AMD-specific lives in the
- * helpers; this file only reads amdgpu state.
+ * amdgpu's side of the DRM compute helpers (drivers/gpu/drm/drm_compute*.c):
+ * the render node's compute uapi (include/uapi/drm/drm_compute.h, at
+ * %DRM_AMDGPU_COMPUTE_BASE) on amdgpu's own objects. The helper owns the
+ * uapi rules, ids, lifetimes, the queue state machine and hang detection;
+ * this file only translates, and every operation is a call into existing
+ * amdgpu code:
  *
- * Feature bits stay clear until the matching uapi is wired here: amdgpu's
- * existing DRM_AMDGPU_USERQ queues are not yet the compute user-queue uapi
- * (no CWSR, CU mask or suspend), so %DRM_COMPUTE_FEATURE_USERQ is not set.
+ * - buffers: amdgpu_gem_object_create() (VRAM, cleared, or GTT), as
+ *   DRM_AMDGPU_GEM_CREATE does, and a GEM handle;
+ * - VMs: amdgpu has one VM per file (&amdgpu_fpriv.vm), so a file has at
+ *   most one compute VM (&drm_compute_dev_info.max_vms = 1), a small
+ *   wrapper of that VM. VM_BIND maps with amdgpu_vm_bo_map() and unmaps
+ *   with amdgpu_vm_bo_clear_mappings() (which splits mappings straddling
+ *   the range, as the uapi wants), after amdgpu_gem_va_check(), then
+ *   writes the page tables (amdgpu_vm_clear_freed(), amdgpu_vm_bo_update(),
+ *   amdgpu_vm_update_pdes()) and waits for the update fence, which carries
+ *   the TLB flush on devices with user queues;
+ * - user queues: amdgpu's MES user queues (amdgpu_userq.c), created with
+ *   amdgpu_userq_create_queue() as a kernel-owned compute queue with the
+ *   uapi's ring, rptr and wptr, priority and CU mask, suspended and resumed
+ *   with amdgpu_userq_suspend_queue() and amdgpu_userq_resume_queue(), and
+ *   stopped through amdgpu_userq's destroy path. The queue format is PM4
+ *   (%DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4): amdgpu's DRM user queues have no
+ *   AQL mode (mes_userq_map() never sets is_aql_queue).
+ *
+ * The user-queue operations are set only where amdgpu has MES user queues
+ * for compute (adev->userq_funcs[AMDGPU_HW_IP_COMPUTE]: GC 11.0.0/2/3 and
+ * 12.0.0/1 with new enough firmware, unless amdgpu.user_queue=0);
+ * elsewhere the helper gets no operations, so the DEVICE query reports the
+ * memory sizes and no feature.
+ *
+ * What amdgpu's path lacks, and therefore the device reports:
+ *
+ * - no context save area (&drm_compute_query_userq.ctx_save_size 0): 7.3's
+ *   DRM user queues have no compute CWSR (no save area in the MQD, no trap
+ *   handler), so a suspend waits until the queue's running waves are done
+ *   and fails if MES cannot preempt within its timeout (the queue is then
+ *   HUNG in amdgpu's sense);
+ * - no wake-up: the CP watches its doorbells itself, and MES reads the
+ *   write pointer from memory (%DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY).
+ *
+ * Rules amdgpu adds to the uapi's (an argument that breaks them fails with
+ * -EINVAL): the ring, rptr and wptr must each lie in one mapping; the
+ * buffers that hold rptr and wptr are at most one page each (MES's rule for
+ * the wptr) and are pinned in GTT for the queue's life, so that
+ * %DRM_COMPUTE_OP_USERQ_STATE reads them without sleeping. Pointers are in
+ * dwords, as the CP counts them, in the doorbell as in the state report.
+ *
+ * Where amdgpu's semantics differ from the uapi, by design of the glue:
+ *
+ * - the compute VM *is* the file's amdgpu VM: mappings made there with
+ *   DRM_AMDGPU_GEM_VA are visible (a MAP over them fails); once a compute
+ *   VM mapped anything, its end clears the whole compute VA range, theirs
+ *   included; and closing a buffer's last handle in the file unmaps it
+ *   (amdgpu_gem_object_close()), where the uapi keeps a mapping's buffer
+ *   alive;
+ * - the end of the low VA half, %AMDGPU_COMPUTE_EOP_WINDOW bytes, holds
+ *   the queues' EOP buffers (the uapi has none; amdgpu's compute MQD needs
+ *   one) and is not offered to VM_BIND;
+ * - amdgpu reports a full VRAM as -ENOMEM, not -ENOSPC (TTM without
+ *   TTM_ALLOCATION_PROPAGATE_ENOSPC); the glue passes errors through.
+ *
+ * Only hardware exercises: everything below that talks to MES or the page
+ * tables, i.e. queue creation, mapping, preemption and destruction, the
+ * rptr/wptr report, the CU mask and priorities as the CP applies them, and
+ * the VM updates. The argument translation is tested by KUnit
+ * (drivers/gpu/drm/tests/amdgpu_compute_test.c). Not reported to the
+ * helper, because amdgpu delivers neither per queue: completed fences (the
+ * PM4 RELEASE_MEM that ends a batch writes where userspace says, and
+ * amdgpu's end-of-pipe interrupt only names the doorbell) and faults (a VM
+ * fault names the PASID, not the queue). So USERQ_WAIT and USERQ_SIGNAL
+ * complete only when a queue dies; faulted queues are caught by hang
+ * detection.
  */
 
-#include <drm/drm_compute.h>
-#include <uapi/drm/drm_compute.h>
+#include <linux/dma-fence.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+
+#include <drm/drm_exec.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_vma_manager.h>
 
 #include "amdgpu.h"
 #include "amdgpu_compute.h"
+#include "amdgpu_compute_args.h"
+#include "amdgpu_gem.h"
+#include "amdgpu_userq.h"
+#include "amdgpu_vm.h"
+
+/*
+ * The file's amdgpu VM, as compute VM wrappers see it. The file has one
+ * compute VM at a time (@gen counts them), but a destroyed one can outlive
+ * the next, and even the file: hang detection may hold the last reference
+ * to a queue, which holds its VM. Only the current wrapper binds and
+ * clears; @vm is NULL from the file's teardown on.
+ */
+struct amdgpu_compute_vm_link {
+	struct kref ref;
+	struct mutex lock;		/* protects the fields below and binds */
+	struct amdgpu_vm *vm;
+	u64 gen;			/* of the current wrapper */
+	bool dirty;			/* a compute MAP since the last clear */
+};
+
+/* A compute VM: the file's amdgpu VM. */
+struct amdgpu_compute_vm {
+	struct drm_compute_vm base;
+	struct amdgpu_device *adev;
+	struct amdgpu_compute_vm_link *link;
+	u64 gen;
+};
+
+/* A compute queue: an amdgpu user queue and what the glue pinned for it. */
+struct amdgpu_compute_queue {
+	struct drm_compute_userq base;
+	struct amdgpu_device *adev;
+	/* amdgpu's queue, with the glue's reference; NULL once stopped. */
+	struct amdgpu_usermode_queue *queue;
+	u32 qid;			/* in the file's amdgpu_userq_mgr */
+	u32 slot;			/* doorbell index, EOP buffer */
+	u64 ring_size;
+	struct amdgpu_bo *rptr_bo;	/* pinned, mapped */
+	struct amdgpu_bo *wptr_bo;	/* pinned, mapped */
+	const __le32 *rptr;		/* CP's ring offset, dwords */
+	const __le64 *wptr;		/* userspace's write pointer, dwords */
+};
+
+static struct amdgpu_compute_file *to_afile(struct drm_compute_file *cfile)
+{
+	return container_of(cfile, struct amdgpu_compute_file, base);
+}
+
+static struct amdgpu_compute_vm *to_cvm(struct drm_compute_vm *vm)
+{
+	return container_of(vm, struct amdgpu_compute_vm, base);
+}
+
+static struct amdgpu_compute_queue *to_aq(struct drm_compute_userq *q)
+{
+	return container_of(q, struct amdgpu_compute_queue, base);
+}
+
+static struct amdgpu_device *cfile_adev(struct drm_compute_file *cfile)
+{
+	return drm_to_adev(cfile->cdev->drm);
+}
+
+static struct amdgpu_fpriv *cfile_fpriv(struct drm_compute_file *cfile)
+{
+	return cfile->file->driver_priv;
+}
+
+/* Buffers */
+
+static int amdgpu_compute_bo_new(struct drm_compute_file *cfile, u64 size,
+				 u64 placement, u32 *handle)
+{
+	struct amdgpu_fpriv *fpriv = cfile_fpriv(cfile);
+	struct drm_gem_object *gobj;
+	int r;
+
+	if (size > ULONG_MAX)
+		return -ENOMEM;
+	r = amdgpu_gem_object_create(cfile_adev(cfile), size, 0,
+				     amdgpu_compute_domain(placement),
+				     AMDGPU_GEM_CREATE_VRAM_CLEARED,
+				     ttm_bo_type_device, NULL, &gobj,
+				     fpriv->xcp_id + 1);
+	if (r)
+		return r;
+	r = drm_gem_handle_create(cfile->file, gobj, handle);
+	drm_gem_object_put(gobj);
+	return r;
+}
+
+/*
+ * Every GEM object a file of an amdgpu device names is an amdgpu BO,
+ * imported dma-bufs included (amdgpu_gem_prime_import() makes one), and
+ * amdgpu's VM maps them all, as DRM_AMDGPU_GEM_VA does.
+ */
+static bool amdgpu_compute_bo_bindable(struct drm_gem_object *obj)
+{
+	return true;
+}
+
+/* VMs */
+
+/*
+ * Write the page tables for what changed in @vm (and @bo_va's mappings)
+ * and wait until the GPU sees them. An evicted VM is updated by the
+ * restore path before any of the file's queues runs again
+ * (amdgpu_gem_va_update_vm() skips it the same way).
+ */
+static int amdgpu_compute_vm_update(struct amdgpu_device *adev,
+				    struct amdgpu_vm *vm,
+				    struct amdgpu_bo_va *bo_va)
+{
+	int r;
+
+	if (!amdgpu_vm_ready(vm))
+		return 0;
+	r = amdgpu_vm_clear_freed(adev, vm, &vm->last_update);
+	if (!r && bo_va)
+		r = amdgpu_vm_bo_update(adev, bo_va, false);
+	if (!r)
+		r = amdgpu_vm_update_pdes(adev, vm, false);
+	if (r)
+		return r;
+	dma_fence_wait(vm->last_update, false);
+	if (bo_va)
+		dma_fence_wait(bo_va->last_pt_update, false);
+	return 0;
+}
+
+/* Lock @vm's page directory, and @bo when there is one. */
+static int amdgpu_compute_vm_lock(struct drm_exec *exec, struct amdgpu_vm *vm,
+				  struct amdgpu_bo *bo, bool intr)
+{
+	int r = 0;
+
+	drm_exec_init(exec, (intr ? DRM_EXEC_INTERRUPTIBLE_WAIT : 0) |
+		      DRM_EXEC_IGNORE_DUPLICATES, 0);
+	drm_exec_until_all_locked(exec) {
+		if (bo) {
+			r = drm_exec_lock_obj(exec, &bo->tbo.base);
+			drm_exec_retry_on_contention(exec);
+			if (r)
+				break;
+		}
+		r = amdgpu_vm_lock_pd(vm, exec, 2);
+		drm_exec_retry_on_contention(exec);
+		if (r)
+			break;
+	}
+	if (r)
+		drm_exec_fini(exec);
+	return r;
+}
+
+/*
+ * Map @size bytes of the BO behind @bo_va at @va. Fails with -EINVAL on
+ * any mapping in the range; a failed update takes the mapping back.
+ */
+static int amdgpu_compute_map(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+			      struct amdgpu_bo_va *bo_va, u64 va, u64 offset,
+			      u64 size, u32 flags)
+{
+	int r;
+
+	r = amdgpu_vm_bo_map(adev, bo_va, va, offset, size, flags);
+	if (r)
+		return r;
+	r = amdgpu_compute_vm_update(adev, vm, bo_va);
+	if (r) {
+		amdgpu_vm_bo_unmap(adev, bo_va, va);
+		amdgpu_compute_vm_update(adev, vm, NULL);
+	}
+	return r;
+}
+
+/*
+ * Unmap whatever lies in [@va, @va + @size). A failed page-table update
+ * leaves the cleared entries to the next update of the VM, as
+ * DRM_AMDGPU_GEM_VA does.
+ */
+static int amdgpu_compute_unmap(struct amdgpu_device *adev,
+				struct amdgpu_vm *vm, u64 va, u64 size)
+{
+	int r;
+
+	r = amdgpu_vm_bo_clear_mappings(adev, vm, va, size);
+	if (r)
+		return r;
+	return amdgpu_compute_vm_update(adev, vm, NULL);
+}
+
+static void amdgpu_compute_link_release(struct kref *ref)
+{
+	struct amdgpu_compute_vm_link *link =
+		container_of(ref, struct amdgpu_compute_vm_link, ref);
+
+	mutex_destroy(&link->lock);
+	kfree(link);
+}
+
+/*
+ * Clear the compute VA range of the file's VM when a compute VM mapped
+ * something there, so that the next one starts empty. Called with the
+ * link's lock held.
+ */
+static int amdgpu_compute_vm_clear(struct amdgpu_device *adev,
+				   struct amdgpu_compute_vm_link *link)
+{
+	const struct drm_compute_dev_info *info = &adev->compute.info;
+	struct drm_exec exec;
+	int r;
+
+	lockdep_assert_held(&link->lock);
+	if (!link->vm || !link->dirty)
+		return 0;
+	r = amdgpu_compute_vm_lock(&exec, link->vm, NULL, false);
+	if (r)
+		return r;
+	r = amdgpu_compute_unmap(adev, link->vm, info->va_start,
+				 info->va_end - info->va_start);
+	drm_exec_fini(&exec);
+	if (!r)
+		link->dirty = false;
+	return r;
+}
+
+/*
+ * Under the file's lock, like every VM_CREATE, and only when the file has
+ * no compute VM (max_vms 1); what a destroyed one that outlived its id
+ * left mapped goes now.
+ */
+static struct drm_compute_vm *amdgpu_compute_vm_new(struct drm_compute_file *cfile)
+{
+	struct amdgpu_compute_file *afile = to_afile(cfile);
+	struct amdgpu_device *adev = cfile_adev(cfile);
+	struct amdgpu_compute_vm_link *link = afile->link;
+	struct amdgpu_compute_vm *cvm;
+	int r;
+
+	if (!link) {
+		link = kzalloc_obj(*link);
+		if (!link)
+			return ERR_PTR(-ENOMEM);
+		kref_init(&link->ref);
+		mutex_init(&link->lock);
+		link->vm = &cfile_fpriv(cfile)->vm;
+		afile->link = link;
+	}
+	cvm = kzalloc_obj(*cvm);
+	if (!cvm)
+		return ERR_PTR(-ENOMEM);
+	mutex_lock(&link->lock);
+	r = amdgpu_compute_vm_clear(adev, link);
+	if (!r)
+		cvm->gen = ++link->gen;
+	mutex_unlock(&link->lock);
+	if (r) {
+		kfree(cvm);
+		return ERR_PTR(r);
+	}
+	kref_get(&link->ref);
+	cvm->link = link;
+	cvm->adev = adev;
+	return &cvm->base;
+}
+
+/*
+ * The last reference is gone: unless a newer compute VM replaced this one
+ * or the file is gone, clear what it mapped.
+ */
+static void amdgpu_compute_vm_free(struct drm_compute_vm *vm)
+{
+	struct amdgpu_compute_vm *cvm = to_cvm(vm);
+	struct amdgpu_compute_vm_link *link = cvm->link;
+
+	mutex_lock(&link->lock);
+	if (cvm->gen == link->gen && amdgpu_compute_vm_clear(cvm->adev, link))
+		drm_dbg_driver(adev_to_drm(cvm->adev),
+			       "compute: VM teardown left page-table updates pending\n");
+	mutex_unlock(&link->lock);
+	kref_put(&link->ref, amdgpu_compute_link_release);
+	kfree(cvm);
+}
+
+static int amdgpu_compute_bind(struct drm_compute_vm *vm,
+			       const struct drm_compute_bind *bind)
+{
+	struct amdgpu_compute_vm *cvm = to_cvm(vm);
+	struct amdgpu_compute_vm_link *link = cvm->link;
+	struct amdgpu_device *adev = cvm->adev;
+	struct amdgpu_bo *bo = NULL;
+	struct amdgpu_bo_va *bo_va;
+	struct drm_exec exec;
+	u64 va = bind->va;
+	int r;
+
+	r = amdgpu_gem_va_check(adev, &va, bind->range);
+	if (r)
+		return r;
+	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+		bo = gem_to_amdgpu_bo(bind->obj);
+
+	mutex_lock(&link->lock);
+	/* A VM destroyed while this call held it is no longer the file's. */
+	if (cvm->gen != link->gen || !link->vm) {
+		r = -ENOENT;
+		goto out;
+	}
+	r = amdgpu_compute_vm_lock(&exec, link->vm, bo, true);
+	if (r)
+		goto out;
+	if (!bo) {
+		r = amdgpu_compute_unmap(adev, link->vm, va, bind->range);
+	} else {
+		/* Made when the file got its handle (amdgpu_gem_object_open()). */
+		bo_va = amdgpu_vm_bo_find(link->vm, bo);
+		r = bo_va ? amdgpu_compute_map(adev, link->vm, bo_va, va,
+					       bind->bo_offset, bind->range,
+					       amdgpu_compute_vm_flags(bind->flags)) :
+			    -ENOENT;
+		if (!r)
+			link->dirty = true;
+	}
+	drm_exec_fini(&exec);
+out:
+	mutex_unlock(&link->lock);
+	return r;
+}
+
+/* Per-file queue resources */
+
+/* The file's doorbell page, mmap()able by the file only. */
+static int amdgpu_compute_doorbell_new(struct amdgpu_device *adev,
+				       struct amdgpu_compute_file *afile)
+{
+	struct drm_compute_file *cfile = &afile->base;
+	struct drm_gem_object *gobj;
+	int r;
+
+	r = amdgpu_gem_object_create(adev, PAGE_SIZE, 0,
+				     AMDGPU_GEM_DOMAIN_DOORBELL, 0,
+				     ttm_bo_type_device, NULL, &gobj,
+				     cfile_fpriv(cfile)->xcp_id + 1);
+	if (r)
+		return r;
+	r = drm_gem_create_mmap_offset(gobj);
+	if (!r)
+		r = drm_vma_node_allow(&gobj->vma_node, cfile->file);
+	if (r) {
+		drm_gem_object_put(gobj);
+		return r;
+	}
+	afile->doorbell = gobj;
+	return 0;
+}
+
+/* The file's EOP buffers, mapped at the EOP window of its VM. */
+static int amdgpu_compute_eop_new(struct amdgpu_device *adev,
+				  struct amdgpu_compute_file *afile)
+{
+	struct amdgpu_vm *vm = &cfile_fpriv(&afile->base)->vm;
+	const u64 size = AMDGPU_COMPUTE_MAX_QUEUES * AMDGPU_COMPUTE_EOP_SIZE;
+	struct drm_exec exec;
+	int r;
+
+	r = amdgpu_bo_create_kernel(adev, size, PAGE_SIZE,
+				    AMDGPU_GEM_DOMAIN_GTT, &afile->eop, NULL,
+				    &afile->eop_cpu);
+	if (r)
+		return r;
+	r = amdgpu_compute_vm_lock(&exec, vm, afile->eop, true);
+	if (r)
+		goto err_free;
+	afile->eop_va = amdgpu_vm_bo_add(adev, vm, afile->eop);
+	if (!afile->eop_va) {
+		r = -ENOMEM;
+	} else {
+		r = amdgpu_compute_map(adev, vm, afile->eop_va,
+				       adev->compute.info.va_end, 0, size,
+				       AMDGPU_VM_PAGE_READABLE |
+				       AMDGPU_VM_PAGE_WRITEABLE);
+		if (r) {
+			amdgpu_vm_bo_del(adev, afile->eop_va);
+			afile->eop_va = NULL;
+		}
+	}
+	drm_exec_fini(&exec);
+	if (r)
+		goto err_free;
+	return 0;
+
+err_free:
+	amdgpu_bo_free_kernel(&afile->eop, NULL, &afile->eop_cpu);
+	return r;
+}
+
+static void amdgpu_compute_eop_free(struct amdgpu_device *adev,
+				    struct amdgpu_compute_file *afile,
+				    struct amdgpu_vm *vm)
+{
+	struct drm_exec exec;
+
+	if (amdgpu_compute_vm_lock(&exec, vm, afile->eop, false)) {
+		/* Still mapped: the buffer stays until the VM goes. */
+		drm_warn(adev_to_drm(adev), "compute: EOP buffers left mapped\n");
+		return;
+	}
+	amdgpu_vm_bo_del(adev, afile->eop_va);
+	afile->eop_va = NULL;
+	/* No compute queue of the file runs any more: clear the window now. */
+	amdgpu_compute_vm_update(adev, vm, NULL);
+	drm_exec_fini(&exec);
+	amdgpu_bo_free_kernel(&afile->eop, NULL, &afile->eop_cpu);
+}
+
+/* User queues */
+
+/*
+ * Pin the BO mapped at @va (at most a page) in GTT and map it for the CPU,
+ * so that the queue's pointers can be read without sleeping.
+ */
+static int amdgpu_compute_pin_ptr(struct amdgpu_vm *vm, u64 va,
+				  struct amdgpu_bo **bo_out, const void **ptr)
+{
+	struct amdgpu_bo_va_mapping *mapping;
+	struct amdgpu_bo *bo = NULL;
+	u64 offset = 0;
+	void *kptr;
+	int r;
+
+	r = amdgpu_bo_reserve(vm->root.bo, false);
+	if (r)
+		return r;
+	mapping = amdgpu_vm_bo_lookup_mapping(vm, va >> AMDGPU_GPU_PAGE_SHIFT);
+	if (mapping && mapping->bo_va && mapping->bo_va->base.bo) {
+		bo = amdgpu_bo_ref(mapping->bo_va->base.bo);
+		offset = mapping->offset + va -
+			 (mapping->start << AMDGPU_GPU_PAGE_SHIFT);
+	}
+	amdgpu_bo_unreserve(vm->root.bo);
+	if (!bo)
+		return -EINVAL;
+
+	r = -EINVAL;
+	if (amdgpu_bo_size(bo) > PAGE_SIZE)
+		goto err_unref;
+	r = amdgpu_bo_reserve(bo, false);
+	if (r)
+		goto err_unref;
+	r = amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_GTT);
+	if (!r) {
+		r = amdgpu_bo_kmap(bo, &kptr);
+		if (r)
+			amdgpu_bo_unpin(bo);
+	}
+	amdgpu_bo_unreserve(bo);
+	if (r)
+		goto err_unref;
+	*bo_out = bo;
+	*ptr = kptr + offset;
+	return 0;
+
+err_unref:
+	amdgpu_bo_unref(&bo);
+	return r;
+}
+
+/* The mapping stays: amdgpu_bo_kunmap() would pull it from other users. */
+static void amdgpu_compute_unpin_ptr(struct amdgpu_bo **bo)
+{
+	if (!*bo)
+		return;
+	if (!amdgpu_bo_reserve(*bo, true)) {
+		amdgpu_bo_unpin(*bo);
+		amdgpu_bo_unreserve(*bo);
+	}
+	amdgpu_bo_unref(bo);
+}
+
+/* Make the amdgpu queue: arguments translated, CU mask as words. */
+static int amdgpu_compute_queue_make(struct drm_compute_file *cfile,
+				     struct amdgpu_compute_queue *aq,
+				     const struct drm_compute_userq_args *args)
+{
+	struct amdgpu_compute_file *afile = to_afile(cfile);
+	u32 num_cus = cfile->cdev->info.num_cus;
+	struct drm_amdgpu_userq_mqd_compute_gfx11 mqd;
+	struct amdgpu_userq_create_args cargs;
+	struct drm_amdgpu_userq_in in;
+	u32 *words;
+	int r;
+
+	words = kcalloc(DIV_ROUND_UP(num_cus, 32), sizeof(*words), GFP_KERNEL);
+	if (!words)
+		return -ENOMEM;
+	amdgpu_compute_userq_in(&in, &mqd, args, aq->slot,
+				amdgpu_compute_eop_va(cfile->cdev->info.va_end,
+						      aq->slot));
+	cargs = (struct amdgpu_userq_create_args) {
+		.in = &in,
+		.mqd = &mqd,
+		.db_obj = gem_to_amdgpu_bo(afile->doorbell),
+		.cu_mask = words,
+		.cu_mask_count = amdgpu_compute_cu_mask_words(words, args->cu_mask,
+							      num_cus),
+		.hqd_queue_priority = amdgpu_compute_hqd_queue_priority(args->priority),
+		.kernel_owned = true,
+	};
+	memset(afile->eop_cpu + aq->slot * AMDGPU_COMPUTE_EOP_SIZE, 0,
+	       AMDGPU_COMPUTE_EOP_SIZE);
+	r = amdgpu_userq_create_queue(cfile->file, &cargs, &aq->queue, &aq->qid);
+	kfree(words);
+	return r;
+}
+
+static struct drm_compute_userq *
+amdgpu_compute_queue_new(struct drm_compute_file *cfile,
+			 const struct drm_compute_userq_args *args,
+			 u64 *doorbell_offset, u32 *doorbell_pos)
+{
+	struct amdgpu_compute_file *afile = to_afile(cfile);
+	struct amdgpu_device *adev = cfile_adev(cfile);
+	struct amdgpu_vm *vm = &cfile_fpriv(cfile)->vm;
+	struct amdgpu_compute_queue *aq;
+	const void *ptr;
+	int r;
+
+	/* The helper holds the file's lock: the first queue sets up alone. */
+	if (!afile->doorbell) {
+		r = amdgpu_compute_doorbell_new(adev, afile);
+		if (r)
+			return ERR_PTR(r);
+	}
+	if (!afile->eop) {
+		r = amdgpu_compute_eop_new(adev, afile);
+		if (r)
+			return ERR_PTR(r);
+	}
+
+	aq = kzalloc_obj(*aq);
+	if (!aq)
+		return ERR_PTR(-ENOMEM);
+	aq->adev = adev;
+	aq->ring_size = args->ring_size;
+	r = ida_alloc_max(&afile->slots, AMDGPU_COMPUTE_MAX_QUEUES - 1,
+			  GFP_KERNEL);
+	if (r < 0)
+		goto err_free;
+	aq->slot = r;
+
+	r = amdgpu_compute_pin_ptr(vm, args->rptr_va, &aq->rptr_bo, &ptr);
+	if (r)
+		goto err_slot;
+	aq->rptr = ptr;
+	r = amdgpu_compute_pin_ptr(vm, args->wptr_va, &aq->wptr_bo, &ptr);
+	if (r)
+		goto err_unpin;
+	aq->wptr = ptr;
+
+	r = amdgpu_compute_queue_make(cfile, aq, args);
+	if (r)
+		goto err_unpin;
+
+	*doorbell_offset = drm_vma_node_offset_addr(&afile->doorbell->vma_node);
+	*doorbell_pos = aq->slot * AMDGPU_COMPUTE_DOORBELL_SIZE;
+	return &aq->base;
+
+err_unpin:
+	amdgpu_compute_unpin_ptr(&aq->wptr_bo);
+	amdgpu_compute_unpin_ptr(&aq->rptr_bo);
+err_slot:
+	ida_free(&afile->slots, aq->slot);
+err_free:
+	kfree(aq);
+	return ERR_PTR(r);
+}
+
+/* amdgpu mapped the queue on MES at creation; the CP watches its doorbell. */
+static void amdgpu_compute_queue_start(struct drm_compute_userq *q)
+{
+}
+
+/*
+ * amdgpu_userq's destroy path, as AMDGPU_USERQ_OP_FREE takes it: the queue
+ * leaves the file's queue manager and the last reference unmaps it from
+ * MES and frees it. The helper calls this while the file lives.
+ */
+static void amdgpu_compute_queue_stop(struct drm_compute_userq *q)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+	struct amdgpu_usermode_queue *queue = aq->queue;
+	struct xarray *xa = &queue->userq_mgr->userq_xa;
+	bool listed;
+
+	xa_lock(xa);
+	listed = xa_load(xa, aq->qid) == queue;
+	if (listed)
+		__xa_erase(xa, aq->qid);
+	xa_unlock(xa);
+	if (listed)
+		amdgpu_userq_put(queue);
+	amdgpu_userq_put(queue);
+	aq->queue = NULL;
+	ida_free(&to_afile(q->cfile)->slots, aq->slot);
+}
+
+static void amdgpu_compute_queue_free(struct drm_compute_userq *q)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+
+	amdgpu_compute_unpin_ptr(&aq->wptr_bo);
+	amdgpu_compute_unpin_ptr(&aq->rptr_bo);
+	kfree(aq);
+}
+
+/* A control ioctl may reach a queue that a destroy just stopped. */
+static int amdgpu_compute_queue_suspend(struct drm_compute_userq *q)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+
+	return aq->queue ? amdgpu_userq_suspend_queue(aq->queue) : -EIO;
+}
+
+static int amdgpu_compute_queue_resume(struct drm_compute_userq *q)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+
+	return aq->queue ? amdgpu_userq_resume_queue(aq->queue) : -EIO;
+}
+
+/*
+ * From the pinned pointers: valid from creation to free, stopped queues
+ * included. The read pointer is the progress counter: it moves whenever
+ * the CP consumes a packet.
+ */
+static void amdgpu_compute_queue_hw_state(struct drm_compute_userq *q,
+					  struct drm_compute_userq_hw *hw)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+	u64 wptr = le64_to_cpu(READ_ONCE(*aq->wptr));
+	u32 rptr = le32_to_cpu(READ_ONCE(*aq->rptr));
+
+	hw->wptr = wptr;
+	hw->rptr = amdgpu_compute_rptr(wptr, rptr, aq->ring_size);
+	hw->progress = hw->rptr;
+}
+
+static const struct drm_compute_ops amdgpu_compute_ops = {
+	.bo_create = amdgpu_compute_bo_new,
+	.bo_bindable = amdgpu_compute_bo_bindable,
+	.vm_create = amdgpu_compute_vm_new,
+	.vm_free = amdgpu_compute_vm_free,
+	.vm_bind = amdgpu_compute_bind,
+	.userq_create = amdgpu_compute_queue_new,
+	.userq_start = amdgpu_compute_queue_start,
+	.userq_stop = amdgpu_compute_queue_stop,
+	.userq_free = amdgpu_compute_queue_free,
+	.userq_suspend = amdgpu_compute_queue_suspend,
+	.userq_resume = amdgpu_compute_queue_resume,
+	.userq_hw_state = amdgpu_compute_queue_hw_state,
+};
+
+/* A device without MES compute queues: the query only. */
+static const struct drm_compute_ops amdgpu_compute_no_ops;
+
+/* Device */
+
+/*
+ * Whether amdgpu runs compute user queues here and they fit the glue:
+ * amdgpu sets the compute user-queue functions only where MES user queues
+ * work (GC 11.0.0/2/3 and 12.0.0/1, firmware checked, not disabled).
+ */
+static bool amdgpu_compute_userq_supported(struct amdgpu_device *adev,
+					   u64 va_start, u64 va_end)
+{
+	struct amdgpu_gfx_shadow_info shadow;
+	u64 va = va_start;
+
+	if (!adev->userq_funcs[AMDGPU_HW_IP_COMPUTE] || !adev->gfx.cu_info.number)
+		return false;
+	if (!adev->gfx.funcs->get_gfx_shadow_info ||
+	    adev->gfx.funcs->get_gfx_shadow_info(adev, &shadow, true) ||
+	    shadow.eop_size > AMDGPU_COMPUTE_EOP_SIZE || !shadow.eop_alignment ||
+	    AMDGPU_COMPUTE_EOP_SIZE % shadow.eop_alignment)
+		return false;
+	/* The range and the EOP window pass amdgpu's own VA rules. */
+	return va_start < va_end &&
+	       !amdgpu_gem_va_check(adev, &va, va_end - va_start +
+				    AMDGPU_COMPUTE_EOP_WINDOW) &&
+	       va == va_start;
+}
+
+static void amdgpu_compute_userq_info(struct amdgpu_device *adev,
+				      struct drm_compute_dev_info *info)
+{
+	info->placements = DRM_COMPUTE_PLACEMENT_SYSTEM;
+	if (adev->gmc.real_vram_size)
+		info->placements |= DRM_COMPUTE_PLACEMENT_VRAM;
+	info->page_size = max_t(u32, PAGE_SIZE, AMDGPU_GPU_PAGE_SIZE);
+	info->max_vms = 1;
+	info->max_queues = AMDGPU_COMPUTE_MAX_QUEUES;
+	info->num_priorities = AMDGPU_COMPUTE_NUM_PRIORITIES;
+	info->priority_default = AMDGPU_COMPUTE_PRIORITY_DEFAULT;
+	info->priority_privileged = AMDGPU_COMPUTE_PRIORITY_PRIVILEGED;
+	info->num_cus = adev->gfx.cu_info.number;
+	info->queue_formats = BIT(DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4);
+	info->doorbell_size = PAGE_SIZE;
+	info->userq_caps = DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY;
+	/* amdgpu_userq's smallest ring; its queue_size is a u32 of bytes. */
+	info->ring_size_min = AMDGPU_GPU_PAGE_SIZE;
+	info->ring_size_max = SZ_2G;
+	info->ctx_save_size = 0;
+}
 
 /**
- * amdgpu_compute_caps_ioctl - DRM_IOCTL_AMDGPU_COMPUTE_CAPS
- * @dev: the DRM device
- * @data: &struct drm_compute_caps, copied in by the DRM core
- * @filp: the DRM file
+ * amdgpu_compute_device_init - describe the device to the DRM compute helpers
+ * @adev: the device, initialized (amdgpu_device_init())
  *
- * Returns: 0, or -EINVAL on invalid input (see drm_compute_caps_fill()).
+ * Registers the user-queue operations where amdgpu has MES compute user
+ * queues, and no operation elsewhere; the helper derives the feature bits
+ * from that. Called before the DRM device is registered; cannot fail (a
+ * description the helper rejects falls back to the query alone).
  */
-int amdgpu_compute_caps_ioctl(struct drm_device *dev, void *data,
-			      struct drm_file *filp)
+void amdgpu_compute_device_init(struct amdgpu_device *adev)
 {
-	struct amdgpu_device *adev = drm_to_adev(dev);
-	const struct drm_compute_dev_info info = {
+	struct drm_device *drm = adev_to_drm(adev);
+	u64 vm_size = adev->vm_manager.max_pfn * AMDGPU_GPU_PAGE_SIZE -
+		      AMDGPU_VA_RESERVED_TOP;
+	struct drm_compute_dev_info info = {
 		.vram_size = adev->gmc.real_vram_size,
-		.vram_bar_size = adev->gmc.visible_vram_size,
+		.vram_bar_size = min(adev->gmc.visible_vram_size,
+				     adev->gmc.real_vram_size),
+		.va_start = AMDGPU_VA_RESERVED_BOTTOM,
+		.va_end = amdgpu_compute_va_end(AMDGPU_GMC_HOLE_START, vm_size),
 	};
 
-	return drm_compute_caps_fill(&info, data);
+	BUILD_BUG_ON(AMDGPU_COMPUTE_MAX_QUEUES * AMDGPU_COMPUTE_EOP_SIZE >
+		     AMDGPU_COMPUTE_EOP_WINDOW);
+	BUILD_BUG_ON(AMDGPU_COMPUTE_MAX_QUEUES * AMDGPU_COMPUTE_DOORBELL_SIZE >
+		     PAGE_SIZE);
+	BUILD_BUG_ON(AMDGPU_COMPUTE_NUM_PRIORITIES - 1 !=
+		     AMDGPU_GFX_QUEUE_PRIORITY_MAXIMUM);
+
+	if (amdgpu_compute_userq_supported(adev, info.va_start, info.va_end)) {
+		amdgpu_compute_userq_info(adev, &info);
+		if (!drm_compute_device_init(&adev->compute, drm, &info,
+					     &amdgpu_compute_ops))
+			return;
+	}
+	info = (struct drm_compute_dev_info) {
+		.vram_size = info.vram_size,
+		.vram_bar_size = info.vram_bar_size,
+	};
+	if (drm_compute_device_init(&adev->compute, drm, &info,
+				    &amdgpu_compute_no_ops))
+		drm_err(drm, "compute: no DRM compute state\n");
+}
+
+/**
+ * amdgpu_compute_device_unplug - the device is going away
+ * @adev: the device, after drm_dev_unplug() and before its hardware stops
+ *
+ * Stops every compute queue (through amdgpu_userq's destroy path, while
+ * MES still answers) and marks it LOST for the files that stay open.
+ */
+void amdgpu_compute_device_unplug(struct amdgpu_device *adev)
+{
+	if (adev->compute.drm)
+		drm_compute_device_unplug(&adev->compute);
+}
+
+/**
+ * amdgpu_compute_device_fini - tear down the compute state of the device
+ * @adev: the device, whose last file is closed
+ */
+void amdgpu_compute_device_fini(struct amdgpu_device *adev)
+{
+	if (!adev->compute.drm)
+		return;
+	drm_compute_device_fini(&adev->compute);
+	adev->compute.drm = NULL;
+}
+
+/**
+ * amdgpu_compute_file_init - set up the compute state of a new file
+ * @adev: the device
+ * @fpriv: the file's amdgpu state, its VM and queue manager initialized
+ * @file: the DRM file
+ */
+void amdgpu_compute_file_init(struct amdgpu_device *adev,
+			      struct amdgpu_fpriv *fpriv,
+			      struct drm_file *file)
+{
+	struct amdgpu_compute_file *afile = &fpriv->compute;
+
+	drm_compute_file_init(&afile->base, &adev->compute, file);
+	ida_init(&afile->slots);
+}
+
+/**
+ * amdgpu_compute_file_fini - tear down the compute state of a closing file
+ * @fpriv: the file's amdgpu state
+ *
+ * Called when the file is released, before amdgpu tears down the file's
+ * user queues (its compute queues are among them) and VM; again, without
+ * effect, at postclose, which alone runs when the open failed after
+ * amdgpu_compute_file_init(). Stops and frees every compute queue and VM
+ * of the file, then the doorbell page and EOP buffers.
+ */
+void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
+{
+	struct amdgpu_compute_file *afile = &fpriv->compute;
+	struct amdgpu_compute_vm_link *link = afile->link;
+	struct drm_file *file = afile->base.file;
+	struct amdgpu_device *adev;
+
+	if (!afile->base.cdev)
+		return;
+	adev = cfile_adev(&afile->base);
+	drm_compute_file_fini(&afile->base);
+	afile->base.cdev = NULL;
+
+	if (link) {
+		mutex_lock(&link->lock);
+		link->vm = NULL;
+		mutex_unlock(&link->lock);
+		kref_put(&link->ref, amdgpu_compute_link_release);
+		afile->link = NULL;
+	}
+	if (afile->eop)
+		amdgpu_compute_eop_free(adev, afile, &fpriv->vm);
+	if (afile->doorbell) {
+		drm_vma_node_revoke(&afile->doorbell->vma_node, file);
+		drm_gem_object_put(afile->doorbell);
+		afile->doorbell = NULL;
+	}
+	ida_destroy(&afile->slots);
 }

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The onenode authors
+ */
+#ifndef __AMDGPU_COMPUTE_ARGS_H__
+#define __AMDGPU_COMPUTE_ARGS_H__
+
+/*
+ * The part of amdgpu's DRM compute glue that needs no device: how the
+ * helper's arguments become amdgpu's. Static inline and free of amdgpu.h,
+ * so that the KUnit suite (drivers/gpu/drm/tests/amdgpu_compute_test.c)
+ * builds into the kernel while amdgpu is a module, and so that a built-in
+ * amdgpu and a built-in test never define the same symbol twice.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/bits.h>
+#include <linux/math.h>
+#include <linux/minmax.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+#include <drm/drm_compute.h>
+#include <uapi/drm/amdgpu_drm.h>
+
+/* Queue priority levels of the DRM compute uapi (KFD's 0..15). */
+#define AMDGPU_COMPUTE_NUM_PRIORITIES		16
+/* KFD's and ROCm's normal level (HSA_QUEUE_PRIORITY_NORMAL). */
+#define AMDGPU_COMPUTE_PRIORITY_DEFAULT		7
+/* From here on amdgpu's HIGH bucket, which needs CAP_SYS_NICE or master. */
+#define AMDGPU_COMPUTE_PRIORITY_PRIVILEGED	12
+
+/* Bytes of one queue's EOP buffer (GFX11_MEC_HPD_SIZE, amdgpu_userq's check). */
+#define AMDGPU_COMPUTE_EOP_SIZE			2048
+/* A doorbell is 64 bits (amdgpu_userq_get_doorbell_index()). */
+#define AMDGPU_COMPUTE_DOORBELL_SIZE		8
+/*
+ * Compute queues one file may have: each has a doorbell in the file's
+ * doorbell page and an EOP buffer in the file's EOP window.
+ */
+#define AMDGPU_COMPUTE_MAX_QUEUES		64
+/* GPU VA kept below the end of the low half for the EOP buffers. */
+#define AMDGPU_COMPUTE_EOP_WINDOW		SZ_2M
+
+/**
+ * amdgpu_compute_va_end - end of the VA range VM_BIND offers
+ * @hole_start: AMDGPU_GMC_HOLE_START, where the VA hole begins
+ * @vm_size: the VM's size less AMDGPU_VA_RESERVED_TOP, as
+ *	amdgpu_gem_va_check() computes it
+ *
+ * The uapi's range is one interval, so it ends at the VA hole (the upper
+ * half is reachable only through sign-extended addresses) or at the
+ * reserved top of a smaller VM, less %AMDGPU_COMPUTE_EOP_WINDOW, where
+ * the glue maps the files' EOP buffers (amdgpu_compute_eop_va()).
+ *
+ * Returns: the end (exclusive), which is also the EOP window's base.
+ */
+static inline u64 amdgpu_compute_va_end(u64 hole_start, u64 vm_size)
+{
+	return min(hole_start, vm_size) - AMDGPU_COMPUTE_EOP_WINDOW;
+}
+
+/**
+ * amdgpu_compute_domain - the GEM domain of a uapi placement
+ * @placement: %DRM_COMPUTE_PLACEMENT_VRAM or %DRM_COMPUTE_PLACEMENT_SYSTEM
+ *
+ * Returns: AMDGPU_GEM_DOMAIN_VRAM or AMDGPU_GEM_DOMAIN_GTT (system memory
+ * the GPU reaches through the GART).
+ */
+static inline u32 amdgpu_compute_domain(u64 placement)
+{
+	return placement == DRM_COMPUTE_PLACEMENT_VRAM ?
+	       AMDGPU_GEM_DOMAIN_VRAM : AMDGPU_GEM_DOMAIN_GTT;
+}
+
+/**
+ * amdgpu_compute_priority_flags - the DRM_AMDGPU_USERQ priority of a level
+ * @priority: the DRM compute level, 0 .. %AMDGPU_COMPUTE_NUM_PRIORITIES - 1
+ *
+ * amdgpu has four levels where KFD has sixteen. The buckets keep KFD's
+ * meaning of the numbers (ROCm maps its HSA priorities -3..3 to 0, 3, 5,
+ * 7, 9, 11 and 15): below normal is LOW, normal (7, 8) amdgpu's default
+ * NORMAL_LOW, above normal NORMAL_HIGH, and from
+ * %AMDGPU_COMPUTE_PRIORITY_PRIVILEGED on HIGH, the level that
+ * amdgpu_userq_priority_permit() reserves for CAP_SYS_NICE or DRM master.
+ *
+ * Returns: an AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_* value, already
+ * shifted into the flags field.
+ */
+static inline u32 amdgpu_compute_priority_flags(u32 priority)
+{
+	u32 level;
+
+	if (priority >= AMDGPU_COMPUTE_PRIORITY_PRIVILEGED)
+		level = AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_HIGH;
+	else if (priority >= 9)
+		level = AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_HIGH;
+	else if (priority >= AMDGPU_COMPUTE_PRIORITY_DEFAULT)
+		level = AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_LOW;
+	else
+		level = AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW;
+	return (level << AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_SHIFT) &
+	       AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_MASK;
+}
+
+/**
+ * amdgpu_compute_hqd_queue_priority - the MQD's queue priority of a level
+ * @priority: the DRM compute level
+ *
+ * CP_HQD_QUEUE_PRIORITY runs from 0 to 15 (AMDGPU_GFX_QUEUE_PRIORITY_MINIMUM
+ * to _MAXIMUM), the same scale as the uapi level, which is also how KFD
+ * fills it.
+ *
+ * Returns: the register value.
+ */
+static inline u32 amdgpu_compute_hqd_queue_priority(u32 priority)
+{
+	return min_t(u32, priority, AMDGPU_COMPUTE_NUM_PRIORITIES - 1);
+}
+
+/**
+ * amdgpu_compute_vm_flags - amdgpu page flags of a VM_BIND map
+ * @bind_flags: DRM_COMPUTE_VM_BIND_* bits
+ *
+ * Every mapping is readable; %DRM_COMPUTE_VM_BIND_READONLY drops
+ * AMDGPU_VM_PAGE_WRITEABLE and %DRM_COMPUTE_VM_BIND_NOEXEC drops
+ * AMDGPU_VM_PAGE_EXECUTABLE (amdgpu_vm_bo_update() and the GMC's
+ * get_vm_pte() turn them into PTE bits).
+ *
+ * Returns: AMDGPU_VM_PAGE_* flags for amdgpu_vm_bo_map().
+ */
+static inline u32 amdgpu_compute_vm_flags(u64 bind_flags)
+{
+	u32 flags = AMDGPU_VM_PAGE_READABLE;
+
+	if (!(bind_flags & DRM_COMPUTE_VM_BIND_READONLY))
+		flags |= AMDGPU_VM_PAGE_WRITEABLE;
+	if (!(bind_flags & DRM_COMPUTE_VM_BIND_NOEXEC))
+		flags |= AMDGPU_VM_PAGE_EXECUTABLE;
+	return flags;
+}
+
+/**
+ * amdgpu_compute_cu_mask_words - the helper's CU bitmap as amdgpu's CU mask
+ * @words: room for DIV_ROUND_UP(@num_cus, 32) words
+ * @mask: bitmap of @num_cus bits, bit n for CU n
+ * @num_cus: compute units
+ *
+ * amdgpu_gfx_mqd_symmetrically_map_cu_mask() reads bit n of word n / 32
+ * for CU n and counts its mask in 32-bit words
+ * (&amdgpu_mqd_prop.cu_mask_count), where the helper keeps an unsigned
+ * long bitmap of @num_cus bits. A mask that enables every CU is no mask:
+ * the MQD then keeps amdgpu's default.
+ *
+ * Returns: the number of words written, for &amdgpu_mqd_prop.cu_mask_count;
+ * 0 (nothing written) when every CU is enabled.
+ */
+static inline u32 amdgpu_compute_cu_mask_words(u32 *words,
+					       const unsigned long *mask,
+					       u32 num_cus)
+{
+	if (bitmap_full(mask, num_cus))
+		return 0;
+	bitmap_to_arr32(words, mask, num_cus);
+	return DIV_ROUND_UP(num_cus, 32);
+}
+
+/**
+ * amdgpu_compute_eop_va - GPU VA of a queue slot's EOP buffer
+ * @eop_base: GPU VA where the file's EOP buffer is mapped
+ * @slot: the queue's slot, which is also its doorbell's index
+ *
+ * Returns: the address of slot @slot's %AMDGPU_COMPUTE_EOP_SIZE bytes.
+ */
+static inline u64 amdgpu_compute_eop_va(u64 eop_base, u32 slot)
+{
+	return eop_base + (u64)slot * AMDGPU_COMPUTE_EOP_SIZE;
+}
+
+/**
+ * amdgpu_compute_userq_in - DRM_AMDGPU_USERQ arguments of a compute queue
+ * @in: filled: what amdgpu_userq_create_queue() reads
+ * @mqd: filled: the compute MQD fields of the queue
+ * @args: the helper's validated creation arguments
+ * @slot: the queue's doorbell index in the file's doorbell page
+ * @eop_va: GPU VA of the queue's EOP buffer
+ *
+ * The DRM compute uapi has no EOP buffer and no doorbell object of its
+ * own; amdgpu's glue provides both per queue slot. The doorbell handle
+ * stays 0: the queue gets its doorbell object directly.
+ */
+static inline void
+amdgpu_compute_userq_in(struct drm_amdgpu_userq_in *in,
+			struct drm_amdgpu_userq_mqd_compute_gfx11 *mqd,
+			const struct drm_compute_userq_args *args, u32 slot,
+			u64 eop_va)
+{
+	*mqd = (struct drm_amdgpu_userq_mqd_compute_gfx11) {
+		.eop_va = eop_va,
+	};
+	*in = (struct drm_amdgpu_userq_in) {
+		.op = AMDGPU_USERQ_OP_CREATE,
+		.ip_type = AMDGPU_HW_IP_COMPUTE,
+		.doorbell_offset = slot,
+		.flags = amdgpu_compute_priority_flags(args->priority),
+		.queue_va = args->ring_va,
+		.queue_size = args->ring_size,
+		.rptr_va = args->rptr_va,
+		.wptr_va = args->wptr_va,
+		.mqd_size = sizeof(*mqd),
+	};
+}
+
+/**
+ * amdgpu_compute_rptr - a queue's read pointer in the units of its write pointer
+ * @wptr: the write pointer userspace stored, in dwords, counting up from 0
+ * @rptr: what the CP reported at rptr_va: the ring offset in dwords (32 bits
+ *	on GC 11 and 12, see gfx_v11_0_ring_get_rptr_compute())
+ * @ring_size: the ring's size in bytes, a power of two
+ *
+ * The CP reports where it reads in the ring, the write pointer counts
+ * without wrapping, and the helper compares the two. The read pointer is
+ * the last position at or before @wptr with @rptr's ring offset (the write
+ * pointer never runs a ring or more ahead), so the two are equal exactly
+ * when the queue has consumed everything.
+ *
+ * Returns: the read pointer, in dwords, never above @wptr.
+ */
+static inline u64 amdgpu_compute_rptr(u64 wptr, u32 rptr, u64 ring_size)
+{
+	u64 mask = ring_size / 4 - 1;
+
+	return wptr - ((wptr - rptr) & mask);
+}
+
+#endif /* __AMDGPU_COMPUTE_ARGS_H__ */

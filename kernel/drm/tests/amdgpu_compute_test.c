@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * KUnit tests of the device-free part of amdgpu's DRM compute glue
+ * (drivers/gpu/drm/amd/amdgpu/amdgpu_compute_args.h): what the glue hands
+ * to amdgpu for a compute queue and a VM_BIND. The functions are static
+ * inline, so this suite builds into the kernel while amdgpu is a module.
+ */
+
+#include <kunit/test.h>
+#include <linux/bitmap.h>
+
+#include "../amd/amdgpu/amdgpu_compute_args.h"
+
+/* amdgpu's order of its four levels: low < normal low < normal high < high. */
+static int level_rank(u32 flags)
+{
+	switch (flags & AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_MASK) {
+	case AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW:
+		return 0;
+	case AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_LOW:
+		return 1;
+	case AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_HIGH:
+		return 2;
+	default:
+		return 3;
+	}
+}
+
+struct priority_case {
+	u32 priority;
+	u32 level;
+};
+
+/* ROCm's HSA levels -3..3 are 0, 3, 5, 7, 9, 11, 15; the rest in between. */
+static const struct priority_case priority_cases[] = {
+	{ 0, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW },
+	{ 3, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW },
+	{ 5, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW },
+	{ 6, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_LOW },
+	{ 7, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_LOW },
+	{ 8, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_LOW },
+	{ 9, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_HIGH },
+	{ 11, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_HIGH },
+	{ 12, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_HIGH },
+	{ 15, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_HIGH },
+};
+
+static void priority_case_desc(const struct priority_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "priority %u", c->priority);
+}
+
+KUNIT_ARRAY_PARAM(priority, priority_cases, priority_case_desc);
+
+static void amdgpu_compute_test_priority_level(struct kunit *test)
+{
+	const struct priority_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_priority_flags(c->priority),
+			c->level << AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_SHIFT);
+}
+
+/*
+ * Over every level: the flags stay in amdgpu's priority field, never go
+ * down as the level goes up, and are HIGH exactly from the level that the
+ * device reports as privileged, the only level amdgpu_userq_priority_permit()
+ * checks. The default level is amdgpu's own default.
+ */
+static void amdgpu_compute_test_priority_order(struct kunit *test)
+{
+	int prev = -1;
+	u32 p;
+
+	for (p = 0; p < AMDGPU_COMPUTE_NUM_PRIORITIES; p++) {
+		u32 flags = amdgpu_compute_priority_flags(p);
+		u32 level = (flags & AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_MASK) >>
+			    AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_SHIFT;
+
+		KUNIT_EXPECT_EQ(test, flags & ~AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_MASK, 0);
+		KUNIT_EXPECT_GE(test, level_rank(flags), prev);
+		prev = level_rank(flags);
+		KUNIT_EXPECT_EQ(test,
+				level == AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_HIGH,
+				p >= AMDGPU_COMPUTE_PRIORITY_PRIVILEGED);
+	}
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_priority_flags(AMDGPU_COMPUTE_PRIORITY_DEFAULT),
+			AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_NORMAL_LOW);
+	KUNIT_EXPECT_LT(test, AMDGPU_COMPUTE_PRIORITY_DEFAULT,
+			AMDGPU_COMPUTE_PRIORITY_PRIVILEGED);
+}
+
+/* CP_HQD_QUEUE_PRIORITY takes the level itself, 0..15, as KFD writes it. */
+static void amdgpu_compute_test_hqd_priority(struct kunit *test)
+{
+	u32 p;
+
+	for (p = 0; p < AMDGPU_COMPUTE_NUM_PRIORITIES; p++)
+		KUNIT_EXPECT_EQ(test, amdgpu_compute_hqd_queue_priority(p), p);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hqd_queue_priority(16), 15);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hqd_queue_priority(U32_MAX), 15);
+}
+
+static void amdgpu_compute_test_vm_flags(struct kunit *test)
+{
+	const u32 r = AMDGPU_VM_PAGE_READABLE, w = AMDGPU_VM_PAGE_WRITEABLE,
+		  x = AMDGPU_VM_PAGE_EXECUTABLE;
+
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_vm_flags(0), r | w | x);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_vm_flags(DRM_COMPUTE_VM_BIND_READONLY),
+			r | x);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_vm_flags(DRM_COMPUTE_VM_BIND_NOEXEC),
+			r | w);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_vm_flags(DRM_COMPUTE_VM_BIND_READONLY |
+						       DRM_COMPUTE_VM_BIND_NOEXEC),
+			r);
+}
+
+static void amdgpu_compute_test_domain(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_domain(DRM_COMPUTE_PLACEMENT_VRAM),
+			AMDGPU_GEM_DOMAIN_VRAM);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_domain(DRM_COMPUTE_PLACEMENT_SYSTEM),
+			AMDGPU_GEM_DOMAIN_GTT);
+}
+
+/* A few CUs enabled across the word and long boundaries. */
+static void amdgpu_compute_test_cu_mask_words(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, 72);
+	u32 words[3] = { 0xdeadbeef, 0xdeadbeef, 0xdeadbeef };
+
+	bitmap_zero(mask, 72);
+	__set_bit(0, mask);
+	__set_bit(31, mask);
+	__set_bit(32, mask);
+	__set_bit(63, mask);
+	__set_bit(64, mask);
+	__set_bit(71, mask);
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_cu_mask_words(words, mask, 72), 3);
+	KUNIT_EXPECT_EQ(test, words[0], 0x80000001u);
+	KUNIT_EXPECT_EQ(test, words[1], 0x80000001u);
+	/* CU 64 and 71; nothing past the last CU. */
+	KUNIT_EXPECT_EQ(test, words[2], 0x00000081u);
+}
+
+/* Every CU count up to 96, a pattern that leaves CUs out: bit n is CU n. */
+static void amdgpu_compute_test_cu_mask_pattern(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, 96);
+	u32 words[3], n, i;
+
+	for (n = 1; n <= 96; n++) {
+		u32 count;
+
+		bitmap_zero(mask, n);
+		for (i = 0; i < n; i += 3)
+			__set_bit(i, mask);
+		memset(words, 0xff, sizeof(words));
+		count = amdgpu_compute_cu_mask_words(words, mask, n);
+		if (n == 1) {
+			/* CU 0 alone is every CU. */
+			KUNIT_EXPECT_EQ(test, count, 0);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, count, DIV_ROUND_UP(n, 32));
+		for (i = 0; i < count * 32; i++)
+			KUNIT_EXPECT_EQ_MSG(test, !!(words[i / 32] & BIT(i % 32)),
+					    i < n && i % 3 == 0, "n %u, CU %u", n, i);
+	}
+}
+
+/* A mask with every CU is no mask: the MQD keeps amdgpu's default. */
+static void amdgpu_compute_test_cu_mask_full(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, 80);
+	u32 words[3] = { 1, 2, 3 };
+
+	bitmap_fill(mask, 80);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_cu_mask_words(words, mask, 80), 0);
+	KUNIT_EXPECT_EQ(test, words[0], 1);
+	__clear_bit(79, mask);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_cu_mask_words(words, mask, 80), 3);
+	KUNIT_EXPECT_EQ(test, words[2], 0x7fffu);
+}
+
+static void amdgpu_compute_test_userq_in(struct kunit *test)
+{
+	DECLARE_BITMAP(mask, 8);
+	const struct drm_compute_userq_args args = {
+		.format = DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4,
+		.priority = 12,
+		.cu_mask = mask,
+		.ring_va = 0x100000,
+		.ring_size = 0x10000,
+		.rptr_va = 0x200000,
+		.wptr_va = 0x200008,
+	};
+	struct drm_amdgpu_userq_mqd_compute_gfx11 mqd;
+	struct drm_amdgpu_userq_in in;
+
+	memset(&in, 0xff, sizeof(in));
+	memset(&mqd, 0xff, sizeof(mqd));
+	amdgpu_compute_userq_in(&in, &mqd, &args, 5, 0x7fffffe00000 + 5 * 2048);
+
+	KUNIT_EXPECT_EQ(test, in.op, AMDGPU_USERQ_OP_CREATE);
+	KUNIT_EXPECT_EQ(test, in.queue_id, 0);
+	KUNIT_EXPECT_EQ(test, in.ip_type, AMDGPU_HW_IP_COMPUTE);
+	KUNIT_EXPECT_EQ(test, in.doorbell_handle, 0);
+	KUNIT_EXPECT_EQ(test, in.doorbell_offset, 5);
+	KUNIT_EXPECT_EQ(test, in.flags, AMDGPU_USERQ_CREATE_FLAGS_QUEUE_PRIORITY_HIGH);
+	KUNIT_EXPECT_EQ(test, in.queue_va, 0x100000);
+	KUNIT_EXPECT_EQ(test, in.queue_size, 0x10000);
+	KUNIT_EXPECT_EQ(test, in.rptr_va, 0x200000);
+	KUNIT_EXPECT_EQ(test, in.wptr_va, 0x200008);
+	KUNIT_EXPECT_EQ(test, in.mqd, 0);
+	KUNIT_EXPECT_EQ(test, in.mqd_size, sizeof(mqd));
+	KUNIT_EXPECT_EQ(test, mqd.eop_va, 0x7fffffe00000 + 5 * 2048);
+}
+
+/* Every slot's EOP buffer lies in the window, apart from the others. */
+static void amdgpu_compute_test_eop_va(struct kunit *test)
+{
+	const u64 base = amdgpu_compute_va_end(1ULL << 47, 1ULL << 48);
+	u32 slot;
+
+	for (slot = 0; slot < AMDGPU_COMPUTE_MAX_QUEUES; slot++) {
+		u64 va = amdgpu_compute_eop_va(base, slot);
+
+		KUNIT_EXPECT_GE(test, va, base);
+		KUNIT_EXPECT_LE(test, va + AMDGPU_COMPUTE_EOP_SIZE,
+				base + AMDGPU_COMPUTE_EOP_WINDOW);
+		KUNIT_EXPECT_EQ(test, va % 256, 0);	/* EOP base >> 8 */
+		if (slot)
+			KUNIT_EXPECT_EQ(test, va - amdgpu_compute_eop_va(base, slot - 1),
+					AMDGPU_COMPUTE_EOP_SIZE);
+	}
+	/* The doorbells fit the one page each file gets. */
+	KUNIT_EXPECT_LE(test, AMDGPU_COMPUTE_MAX_QUEUES * AMDGPU_COMPUTE_DOORBELL_SIZE,
+			PAGE_SIZE);
+}
+
+static void amdgpu_compute_test_va_end(struct kunit *test)
+{
+	/* 48-bit VM: the low half ends at the hole. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_va_end(1ULL << 47, (1ULL << 48) - SZ_4M),
+			(1ULL << 47) - SZ_2M);
+	/* 57-bit VM. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_va_end(1ULL << 56, (1ULL << 57) - SZ_4M),
+			(1ULL << 56) - SZ_2M);
+	/* A VM smaller than the low half ends at its reserved top. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_va_end(1ULL << 47, (1ULL << 40) - SZ_4M),
+			(1ULL << 40) - SZ_4M - SZ_2M);
+}
+
+struct rptr_case {
+	const char *name;
+	u64 wptr;
+	u32 rptr;
+	u64 ring_size;
+	u64 expect;
+};
+
+static const struct rptr_case rptr_cases[] = {
+	{ "new queue", 0, 0, SZ_4K, 0 },
+	{ "idle before a wrap", 100, 100, SZ_4K, 100 },
+	{ "busy before a wrap", 100, 40, SZ_4K, 40 },
+	{ "idle after wraps", 5 * 1024 + 7, 7, SZ_4K, 5 * 1024 + 7 },
+	{ "writer wrapped, reader not", 1030, 1020, SZ_4K, 1020 },
+	{ "both wrapped", 1030, 2, SZ_4K, 1026 },
+	{ "a full ring ahead but one", 2047, 0, SZ_4K, 1024 },
+	{ "large ring", (1ULL << 33) + 5, 3, SZ_1G, (1ULL << 33) + 3 },
+	{ "near the top", U64_MAX, 1023, SZ_4K, U64_MAX },
+};
+
+static void rptr_case_desc(const struct rptr_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(rptr, rptr_cases, rptr_case_desc);
+
+static void amdgpu_compute_test_rptr(struct kunit *test)
+{
+	const struct rptr_case *c = test->param_value;
+	u64 rptr = amdgpu_compute_rptr(c->wptr, c->rptr, c->ring_size);
+
+	KUNIT_EXPECT_EQ(test, rptr, c->expect);
+	KUNIT_EXPECT_LE(test, rptr, c->wptr);
+	KUNIT_EXPECT_LT(test, c->wptr - rptr, c->ring_size / 4);
+	KUNIT_EXPECT_EQ(test, rptr % (c->ring_size / 4), c->rptr);
+}
+
+static struct kunit_case amdgpu_compute_test_cases[] = {
+	KUNIT_CASE_PARAM(amdgpu_compute_test_priority_level, priority_gen_params),
+	KUNIT_CASE(amdgpu_compute_test_priority_order),
+	KUNIT_CASE(amdgpu_compute_test_hqd_priority),
+	KUNIT_CASE(amdgpu_compute_test_vm_flags),
+	KUNIT_CASE(amdgpu_compute_test_domain),
+	KUNIT_CASE(amdgpu_compute_test_cu_mask_words),
+	KUNIT_CASE(amdgpu_compute_test_cu_mask_pattern),
+	KUNIT_CASE(amdgpu_compute_test_cu_mask_full),
+	KUNIT_CASE(amdgpu_compute_test_userq_in),
+	KUNIT_CASE(amdgpu_compute_test_eop_va),
+	KUNIT_CASE(amdgpu_compute_test_va_end),
+	KUNIT_CASE_PARAM(amdgpu_compute_test_rptr, rptr_gen_params),
+	{}
+};
+
+static struct kunit_suite amdgpu_compute_test_suite = {
+	.name = "amdgpu_compute",
+	.test_cases = amdgpu_compute_test_cases,
+};
+
+kunit_test_suite(amdgpu_compute_test_suite);
+
+MODULE_DESCRIPTION("KUnit tests for amdgpu's DRM compute glue");
+MODULE_LICENSE("Dual MIT/GPL");
