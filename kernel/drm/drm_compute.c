@@ -171,6 +171,7 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	mutex_init(&cdev->userq_lock);
 	INIT_LIST_HEAD(&cdev->userqs);
 	INIT_DELAYED_WORK(&cdev->watchdog, drm_compute_watchdog_work);
+	INIT_DELAYED_WORK(&cdev->fence_poll, drm_compute_fence_poll_work);
 	return 0;
 }
 EXPORT_SYMBOL(drm_compute_device_init);
@@ -184,6 +185,7 @@ EXPORT_SYMBOL(drm_compute_device_init);
 void drm_compute_device_fini(struct drm_compute_device *cdev)
 {
 	cancel_delayed_work_sync(&cdev->watchdog);
+	cancel_delayed_work_sync(&cdev->fence_poll);
 	drm_WARN_ON(cdev->drm, !list_empty(&cdev->userqs));
 	mutex_destroy(&cdev->userq_lock);
 }

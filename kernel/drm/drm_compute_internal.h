@@ -18,7 +18,8 @@
 					 DRM_COMPUTE_PLACEMENT_SYSTEM)
 /* Every DRM_COMPUTE_USERQ_CAP_* bit. */
 #define DRM_COMPUTE_USERQ_CAPS_KNOWN	(DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP | \
-					 DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY)
+					 DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY | \
+					 DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY)
 /* Every DRM_COMPUTE_VM_BIND_* flag. */
 #define DRM_COMPUTE_VM_BIND_FLAGS_KNOWN	(DRM_COMPUTE_VM_BIND_READONLY | \
 					 DRM_COMPUTE_VM_BIND_NOEXEC)
@@ -34,6 +35,7 @@ struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
 					     u32 id);
 void drm_compute_userq_remove(struct drm_compute_userq *q, int err);
 void drm_compute_watchdog_work(struct work_struct *work);
+void drm_compute_fence_poll_work(struct work_struct *work);
 unsigned int drm_compute_hang_timeout_ms(void);
 unsigned int drm_compute_hang_timeout_swap(unsigned int ms);
 int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,

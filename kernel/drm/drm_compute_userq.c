@@ -52,7 +52,11 @@
  *
  * - the fence: the driver reports each FENCE packet with
  *   drm_compute_userq_fence(); waiters (%DRM_COMPUTE_OP_USERQ_WAIT) wake,
- *   and pending sync-object signals whose value is reached are completed;
+ *   and pending sync-object signals whose value is reached are completed.
+ *   On a device whose queues keep their fence in a memory slot
+ *   (%DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY) and whose driver has no event to
+ *   report it with, the helper reads the slot instead: every millisecond
+ *   during a wait and while signals are pending;
  * - sync-object interop that keeps dma-buf.rst's rule for long-running
  *   work: a fence is added to a sync object only once the queue reached its
  *   value, already signaled, so no published dma-fence ever depends on
@@ -245,6 +249,30 @@ void drm_compute_userq_fault(struct drm_compute_userq *q, u32 reason, u64 va)
 }
 EXPORT_SYMBOL(drm_compute_userq_fault);
 
+static bool fence_in_memory(const struct drm_compute_userq *q)
+{
+	return q->cdev->info.userq_caps & DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
+}
+
+/*
+ * On a device whose queues keep their fence in a memory slot, read it and
+ * report a new value as the driver's engine would.
+ */
+static void userq_poll_fence(struct drm_compute_userq *q)
+{
+	struct drm_compute_userq_hw hw = { };
+	bool newer;
+
+	if (!fence_in_memory(q))
+		return;
+	q->cdev->ops->userq_hw_state(q, &hw);
+	spin_lock(&q->lock);
+	newer = hw.fence > q->fence;
+	spin_unlock(&q->lock);
+	if (newer)
+		drm_compute_userq_fence(q, hw.fence);
+}
+
 static void userq_release(struct kref *ref)
 {
 	struct drm_compute_userq *q = container_of(ref, struct drm_compute_userq, ref);
@@ -402,6 +430,7 @@ int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
 				 const struct drm_compute_userq_create *args)
 {
 	bool wptr_mem = info->userq_caps & DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY;
+	bool fence_mem = info->userq_caps & DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
 
 	if (args->flags || args->pad || args->queue_id ||
 	    args->doorbell_pos || args->doorbell_offset)
@@ -420,6 +449,9 @@ int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
 		return -EINVAL;
 	if (wptr_mem ? !args->wptr_va || !IS_ALIGNED(args->wptr_va, 8) :
 		       args->wptr_va)
+		return -EINVAL;
+	if (fence_mem ? !args->fence_va || !IS_ALIGNED(args->fence_va, 8) :
+			args->fence_va)
 		return -EINVAL;
 	if (info->ctx_save_size) {
 		if (!args->ctx_save_va ||
@@ -523,6 +555,7 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		.ring_size = args->ring_size,
 		.rptr_va = args->rptr_va,
 		.wptr_va = args->wptr_va,
+		.fence_va = args->fence_va,
 		.ctx_save_va = args->ctx_save_va,
 		.ctx_save_size = args->ctx_save_size,
 	};
@@ -630,6 +663,10 @@ static int userq_suspend(struct drm_compute_userq *q)
 	spin_lock(&q->lock);
 	status = q->status;
 	spin_unlock(&q->lock);
+	if (q->stopped && !status) {
+		ret = -ENOENT;	/* destroyed since the lookup */
+		goto out;
+	}
 	if (status == DRM_COMPUTE_USERQ_STATUS_SUSPENDED) {
 		ret = -EINVAL;
 		goto out;
@@ -658,7 +695,9 @@ static int userq_resume(struct drm_compute_userq *q)
 
 	mutex_lock(&q->ctl_lock);
 	spin_lock(&q->lock);
-	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED)
+	if (q->stopped && !userq_dead(q))
+		ret = -ENOENT;	/* destroyed since the lookup */
+	else if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED)
 		ret = userq_dead(q) ? -EIO : -EINVAL;
 	else
 		q->status = 0;	/* a fault reported while resuming sticks */
@@ -805,9 +844,23 @@ int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data)
 		return -ENOENT;
 
 	timeout = drm_timeout_abs_to_jiffies(args->timeout_nsec);
-	ret = wait_event_interruptible_timeout(q->wq,
-					       wait_done(q, args->value, &err),
-					       timeout);
+	if (!fence_in_memory(q)) {
+		ret = wait_event_interruptible_timeout(q->wq,
+						       wait_done(q, args->value, &err),
+						       timeout);
+	} else {
+		/* Nothing reports the slot: look at it every millisecond. */
+		do {
+			signed long slice = min_t(signed long, timeout,
+						  msecs_to_jiffies(1) ?: 1);
+
+			userq_poll_fence(q);
+			ret = wait_event_interruptible_timeout(q->wq,
+							       wait_done(q, args->value, &err),
+							       slice);
+			timeout -= slice;
+		} while (!ret && timeout > 0);
+	}
 	drm_compute_userq_put(q);
 	if (ret < 0)
 		return ret;
@@ -883,6 +936,7 @@ int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data)
 		goto out;
 	}
 	sig->syncobj = syncobj;
+	userq_poll_fence(q);
 
 	spin_lock(&q->lock);
 	if (q->destroyed || userq_dead(q)) {
@@ -903,6 +957,8 @@ int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (now) {
 		signal_complete(sig, 0);
+	} else if (!ret && fence_in_memory(q)) {
+		mod_delayed_work(system_dfl_wq, &q->cdev->fence_poll, 1);
 	} else if (ret) {
 		/* Never published: drop it quietly, signaled so it can go. */
 		dma_fence_signal(sig->fence);
@@ -990,6 +1046,41 @@ void drm_compute_watchdog_work(struct work_struct *work)
 }
 
 /**
+ * drm_compute_fence_poll_work - read the fence slots of queues with
+ * pending signals
+ * @work: &drm_compute_device.fence_poll
+ *
+ * Only on devices with %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY, whose drivers
+ * have no event to report a fence with: every millisecond while a signal
+ * is pending, as AMD's own render-node queues poll today.
+ */
+void drm_compute_fence_poll_work(struct work_struct *work)
+{
+	struct drm_compute_device *cdev =
+		container_of(work, struct drm_compute_device, fence_poll.work);
+	struct drm_compute_userq *q;
+	bool pending = false;
+
+	mutex_lock(&cdev->userq_lock);
+	list_for_each_entry(q, &cdev->userqs, link) {
+		bool waiting;
+
+		spin_lock(&q->lock);
+		waiting = q->num_signals && !userq_dead(q);
+		spin_unlock(&q->lock);
+		if (!waiting)
+			continue;
+		userq_poll_fence(q);
+		spin_lock(&q->lock);
+		pending |= q->num_signals && !userq_dead(q);
+		spin_unlock(&q->lock);
+	}
+	if (pending)
+		mod_delayed_work(system_dfl_wq, &cdev->fence_poll, 1);
+	mutex_unlock(&cdev->userq_lock);
+}
+
+/**
  * drm_compute_device_unplug - the device went away
  * @cdev: the device
  *
@@ -1003,6 +1094,7 @@ void drm_compute_device_unplug(struct drm_compute_device *cdev)
 	struct drm_compute_userq *q;
 
 	cancel_delayed_work_sync(&cdev->watchdog);
+	cancel_delayed_work_sync(&cdev->fence_poll);
 	mutex_lock(&cdev->userq_lock);
 	list_for_each_entry(q, &cdev->userqs, link) {
 		mutex_lock(&q->ctl_lock);

@@ -415,7 +415,8 @@ int drm_compute_gpuvm_bind(struct drm_gpuvm *gpuvm,
 	struct drm_exec exec;
 	int ret;
 
-	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT, 0);
+	/* A buffer mapped at several places in the range is locked once. */
+	drm_exec_init(&exec, DRM_EXEC_INTERRUPTIBLE_WAIT | DRM_EXEC_IGNORE_DUPLICATES, 0);
 	drm_exec_until_all_locked(&exec) {
 		ret = drm_gpuvm_prepare_vm(gpuvm, &exec, 0);
 		drm_exec_retry_on_contention(&exec);
@@ -456,7 +457,7 @@ void drm_compute_gpuvm_unmap_all(struct drm_gpuvm *gpuvm)
 	struct drm_exec exec;
 	int ret;
 
-	drm_exec_init(&exec, 0, 0);
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
 	drm_exec_until_all_locked(&exec) {
 		ret = drm_gpuvm_prepare_vm(gpuvm, &exec, 0);
 		drm_exec_retry_on_contention(&exec);

@@ -238,6 +238,15 @@ struct drm_compute_query_device {
  * places, memory first.
  */
 #define DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY	_BITULL(1)
+/**
+ * DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY - a queue's fence is a memory slot
+ * given at creation (&drm_compute_userq_create.fence_va) that the format's
+ * own packets write (AMD: RELEASE_MEM); the kernel reads it there to
+ * complete waits and sync-object signals. Without it the format has a
+ * fence packet that names its address (vcompute's FENCE) and the device
+ * reports each one.
+ */
+#define DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY	_BITULL(2)
 
 /** DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE - vcompute packets (vcompute_drm.h). */
 #define DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE	1
@@ -443,10 +452,12 @@ struct drm_compute_vm_bind {
  */
 struct drm_compute_doorbell {
 	/**
-	 * @wptr: written by userspace: the ring's write pointer in bytes,
-	 * counting up from 0 without wrapping (the ring offset is @wptr
-	 * modulo the ring size); it never runs ahead of the read pointer by
-	 * more than the ring size.
+	 * @wptr: written by userspace: the ring's write pointer, counting up
+	 * from 0 without wrapping in the unit of the queue's format (bytes
+	 * for %DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE, dwords for the AMD formats,
+	 * as AMD's CP counts); the ring offset is @wptr modulo the ring size
+	 * in that unit. It never runs ahead of the read pointer by more than
+	 * the ring size. Read pointers use the same unit.
 	 */
 	__u64 wptr;
 	/** @flags: written by the kernel, DRM_COMPUTE_DOORBELL_* bits. */
@@ -468,8 +479,9 @@ struct drm_compute_doorbell {
  * unknown @flags, a @priority at or past the device's number of levels, a
  * ring size that is not a power of two within the device's limits, a
  * misaligned or zero @ring_va (ring-size alignment) or @rptr_va (8 bytes),
- * a @wptr_va that is zero or misaligned where the device reads the write
- * pointer from memory or non-zero where it does not, a context save area
+ * a @wptr_va or @fence_va that is zero or misaligned where the device
+ * reads that pointer or fence from memory or non-zero where it does not, a
+ * context save area
  * missing, misaligned (page) or smaller than
  * &drm_compute_query_userq.ctx_save_size where the device needs one (or
  * given where it needs none), a CU mask whose @cu_mask_count is not a
@@ -513,6 +525,12 @@ struct drm_compute_userq_create {
 	 * elsewhere.
 	 */
 	__u64 wptr_va;
+	/**
+	 * @fence_va: in, GPU VA of the queue's 8-byte fence slot, where the
+	 * device reports %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY; must be 0
+	 * elsewhere.
+	 */
+	__u64 fence_va;
 	/**
 	 * @ctx_save_va: in, GPU VA of the context save area (the CWSR area on
 	 * AMD): where the device saves the queue's context when it is

@@ -63,6 +63,13 @@ static void args_accept_valid(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), -EINVAL);
 	a.wptr_va = SZ_2M + 8;
 	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), 0);
+	/* And one that reads its fence from memory, the fence slot. */
+	wi.userq_caps |= DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
+	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), -EINVAL);
+	a.fence_va = SZ_2M + 12;
+	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), -EINVAL);
+	a.fence_va = SZ_2M + 16;
+	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), 0);
 	/* A device without a save area takes none. */
 	wi.ctx_save_size = 0;
 	KUNIT_EXPECT_EQ(test, drm_compute_userq_args_check(&wi, &a), -EINVAL);
@@ -104,6 +111,7 @@ static const struct args_case args_cases[] = {
 	{ "rptr-va-zero", { SET64(rptr_va, 0) } },
 	{ "rptr-va-unaligned", { SET64(rptr_va, SZ_2M + 4) } },
 	{ "wptr-va-not-read", { SET64(wptr_va, SZ_2M + 8) } },
+	{ "fence-va-not-read", { SET64(fence_va, SZ_2M + 16) } },
 	{ "ctx-save-missing", { SET64(ctx_save_va, 0) } },
 	{ "ctx-save-unaligned", { SET64(ctx_save_va, SZ_4M + 64) } },
 	{ "ctx-save-too-small", { SET64(ctx_save_size, 64) } },
@@ -430,6 +438,23 @@ static void sm_fence_and_fault(struct kunit *test)
 	}
 }
 
+/* A device whose queues keep their fence in memory: waits read the slot. */
+static void sm_fence_memory(struct kunit *test)
+{
+	struct sm *sm = test->priv;
+	struct fake_queue *q = last_queue;
+
+	sm->cdev.info.userq_caps |= DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
+	KUNIT_EXPECT_EQ(test, sm_wait(sm, 3), -ETIME);
+	q->hw.fence = 3;
+	KUNIT_EXPECT_EQ(test, sm_wait(sm, 3), 0);
+	KUNIT_EXPECT_EQ(test, last_queue->base.fence, 3ULL);
+	/* Without the capability the slot is not the fence. */
+	sm->cdev.info.userq_caps &= ~DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
+	q->hw.fence = 9;
+	KUNIT_EXPECT_EQ(test, sm_wait(sm, 9), -ETIME);
+}
+
 static void sm_hang(struct kunit *test)
 {
 	struct sm *sm = test->priv;
@@ -518,6 +543,7 @@ static struct kunit_suite drm_compute_userq_suite = {
 static struct kunit_case drm_compute_userq_state_tests[] = {
 	KUNIT_CASE(sm_suspend_resume),
 	KUNIT_CASE(sm_fence_and_fault),
+	KUNIT_CASE(sm_fence_memory),
 	KUNIT_CASE_SLOW(sm_hang),
 	KUNIT_CASE_SLOW(sm_progress_is_not_hang),
 	KUNIT_CASE(sm_destroy),

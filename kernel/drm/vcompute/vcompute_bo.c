@@ -38,6 +38,7 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
 #include <drm/drm_prime.h>
+#include <drm/drm_vma_manager.h>
 
 #include "vcompute_drv.h"
 
@@ -127,7 +128,8 @@ static vm_fault_t vcompute_bo_fault(struct vm_fault *vmf)
 	struct vm_area_struct *vma = vmf->vma;
 	struct drm_gem_object *obj = vma->vm_private_data;
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
-	unsigned long off = (vmf->address - vma->vm_start) >> PAGE_SHIFT;
+	/* The mapping may start anywhere inside the object. */
+	unsigned long off = vmf->pgoff - drm_vma_node_start(&obj->vma_node);
 	vm_fault_t ret;
 	int idx;
 
@@ -210,6 +212,11 @@ struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
 		return bo;
 	}
 
+	/* More than the machine has can never be backed; don't try. */
+	if (size >> PAGE_SHIFT > totalram_pages()) {
+		kfree(bo);
+		return ERR_PTR(-ENOMEM);
+	}
 	ret = drm_gem_object_init(&vdev->drm, &bo->base, size);
 	if (ret) {
 		kfree(bo);

@@ -47,12 +47,19 @@
  * - no wake-up: the CP watches its doorbells itself, and MES reads the
  *   write pointer from memory (%DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY).
  *
+ * - the fence is a memory slot (%DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY): the
+ *   queue's own RELEASE_MEM packets write &drm_compute_userq_create.fence_va,
+ *   and the helper reads it (during waits and while sync-object signals are
+ *   pending, every millisecond), since amdgpu delivers no per-queue
+ *   completion event the glue could report (the end-of-pipe interrupt names
+ *   the doorbell and serves amdgpu's own seq64 fences).
+ *
  * Rules amdgpu adds to the uapi's (an argument that breaks them fails with
- * -EINVAL): the ring, rptr and wptr must each lie in one mapping; the
- * buffers that hold rptr and wptr are at most one page each (MES's rule for
- * the wptr) and are pinned in GTT for the queue's life, so that
- * %DRM_COMPUTE_OP_USERQ_STATE reads them without sleeping. Pointers are in
- * dwords, as the CP counts them, in the doorbell as in the state report.
+ * -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
+ * mapping; the buffers that hold rptr, wptr and the fence are at most one
+ * page each (MES's rule for the wptr) and are pinned in GTT for the queue's
+ * life, so that they are read without sleeping. Pointers are in dwords, as
+ * the CP counts them, in the doorbell as in the state report.
  *
  * Where amdgpu's semantics differ from the uapi, by design of the glue:
  *
@@ -73,11 +80,8 @@
  * rptr/wptr report, the CU mask and priorities as the CP applies them, and
  * the VM updates. The argument translation is tested by KUnit
  * (drivers/gpu/drm/tests/amdgpu_compute_test.c). Not reported to the
- * helper, because amdgpu delivers neither per queue: completed fences (the
- * PM4 RELEASE_MEM that ends a batch writes where userspace says, and
- * amdgpu's end-of-pipe interrupt only names the doorbell) and faults (a VM
- * fault names the PASID, not the queue). So USERQ_WAIT and USERQ_SIGNAL
- * complete only when a queue dies; faulted queues are caught by hang
+ * helper, because amdgpu does not deliver them per queue: faults (a VM
+ * fault names the PASID, not the queue); a faulted queue is caught by hang
  * detection.
  */
 
@@ -132,8 +136,10 @@ struct amdgpu_compute_queue {
 	u64 ring_size;
 	struct amdgpu_bo *rptr_bo;	/* pinned, mapped */
 	struct amdgpu_bo *wptr_bo;	/* pinned, mapped */
+	struct amdgpu_bo *fence_bo;	/* pinned, mapped */
 	const __le32 *rptr;		/* CP's ring offset, dwords */
 	const __le64 *wptr;		/* userspace's write pointer, dwords */
+	const __le64 *fence;		/* the queue's fence slot */
 };
 
 static struct amdgpu_compute_file *to_afile(struct drm_compute_file *cfile)
@@ -652,6 +658,10 @@ amdgpu_compute_queue_new(struct drm_compute_file *cfile,
 	if (r)
 		goto err_unpin;
 	aq->wptr = ptr;
+	r = amdgpu_compute_pin_ptr(vm, args->fence_va, &aq->fence_bo, &ptr);
+	if (r)
+		goto err_unpin;
+	aq->fence = ptr;
 
 	r = amdgpu_compute_queue_make(cfile, aq, args);
 	if (r)
@@ -662,6 +672,7 @@ amdgpu_compute_queue_new(struct drm_compute_file *cfile,
 	return &aq->base;
 
 err_unpin:
+	amdgpu_compute_unpin_ptr(&aq->fence_bo);
 	amdgpu_compute_unpin_ptr(&aq->wptr_bo);
 	amdgpu_compute_unpin_ptr(&aq->rptr_bo);
 err_slot:
@@ -704,6 +715,7 @@ static void amdgpu_compute_queue_free(struct drm_compute_userq *q)
 {
 	struct amdgpu_compute_queue *aq = to_aq(q);
 
+	amdgpu_compute_unpin_ptr(&aq->fence_bo);
 	amdgpu_compute_unpin_ptr(&aq->wptr_bo);
 	amdgpu_compute_unpin_ptr(&aq->rptr_bo);
 	kfree(aq);
@@ -739,6 +751,7 @@ static void amdgpu_compute_queue_hw_state(struct drm_compute_userq *q,
 	hw->wptr = wptr;
 	hw->rptr = amdgpu_compute_rptr(wptr, rptr, aq->ring_size);
 	hw->progress = hw->rptr;
+	hw->fence = le64_to_cpu(READ_ONCE(*aq->fence));
 }
 
 static const struct drm_compute_ops amdgpu_compute_ops = {
@@ -801,7 +814,14 @@ static void amdgpu_compute_userq_info(struct amdgpu_device *adev,
 	info->num_cus = adev->gfx.cu_info.number;
 	info->queue_formats = BIT(DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4);
 	info->doorbell_size = PAGE_SIZE;
-	info->userq_caps = DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY;
+	/*
+	 * The queue's RELEASE_MEM packets write its fence slot; the glue has
+	 * no end-of-pipe event of its own to report it with (amdgpu's fence
+	 * driver keys interrupts by doorbell, for its own seq64 slots), so
+	 * the helper reads the slot.
+	 */
+	info->userq_caps = DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY |
+			   DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
 	/* amdgpu_userq's smallest ring; its queue_size is a u32 of bytes. */
 	info->ring_size_min = AMDGPU_GPU_PAGE_SIZE;
 	info->ring_size_max = SZ_2G;

@@ -118,6 +118,8 @@ struct drm_compute_userq_args {
 	u64 rptr_va;
 	/** @wptr_va: 8-byte aligned, or 0 when the device reads no wptr memory. */
 	u64 wptr_va;
+	/** @fence_va: 8-byte aligned, or 0 without a fence slot in memory. */
+	u64 fence_va;
 	/** @ctx_save_va: page aligned, or 0 when the device needs none. */
 	u64 ctx_save_va;
 	/** @ctx_save_size: at least &drm_compute_dev_info.ctx_save_size. */
@@ -137,6 +139,11 @@ struct drm_compute_userq_hw {
 	 * (a packet or a part of a long one done); hang detection compares it.
 	 */
 	u64 progress;
+	/**
+	 * @fence: the value in the queue's fence slot, on devices with
+	 * %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY (ignored elsewhere).
+	 */
+	u64 fence;
 };
 
 /**
@@ -224,7 +231,8 @@ struct drm_compute_ops {
 	int (*userq_resume)(struct drm_compute_userq *q);
 	/**
 	 * @userq_hw_state: USERQ, mandatory. Read the queue's pointers and
-	 * progress counter. Must not sleep.
+	 * progress counter, and its fence slot on a device with
+	 * %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY. Must not sleep.
 	 */
 	void (*userq_hw_state)(struct drm_compute_userq *q,
 			       struct drm_compute_userq_hw *hw);
@@ -258,6 +266,11 @@ struct drm_compute_device {
 	struct list_head userqs;
 	/** @watchdog: hang detection, runs while @userqs is not empty. */
 	struct delayed_work watchdog;
+	/**
+	 * @fence_poll: with %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY, reads the
+	 * fence slots of queues with pending signals every millisecond.
+	 */
+	struct delayed_work fence_poll;
 };
 
 /**
