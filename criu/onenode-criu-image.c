@@ -2,7 +2,7 @@
 /*
  * Copyright 2026 The onenode authors
  *
- * The onenode CRIU image: format, strict parser, caps comparison, file I/O.
+ * The onenode CRIU image: format, strict parser, device comparison, file I/O.
  * See onenode-criu-image.h for the format.
  */
 #define _GNU_SOURCE
@@ -22,7 +22,7 @@
 
 #define OPEN_FLAGS_KEPT (O_ACCMODE | O_NONBLOCK)
 
-/* The non-caps keys, in the order they are written. */
+/* The identity keys, in the order they are written. */
 enum {
 	KEY_FILE_ID,
 	KEY_DRIVER,
@@ -30,11 +30,14 @@ enum {
 	KEY_PATH,
 	KEY_RDEV,
 	KEY_OPEN_FLAGS,
-	KEY_CAPS_FIRST,		/* then one key per caps field */
-	KEY_COUNT = KEY_CAPS_FIRST + ONENODE_CAPS_NFIELDS,
+	KEY_DEVICE_FIRST,	/* then one key per DEVICE report field */
+	KEY_COUNT = KEY_DEVICE_FIRST + ONENODE_DEVICE_NFIELDS,
 };
 
-static const char *const key_names[KEY_CAPS_FIRST] = {
+/* Prefix of the DEVICE report's keys. */
+#define DEVICE_PREFIX "device."
+
+static const char *const key_names[KEY_DEVICE_FIRST] = {
 	"file_id", "driver", "driver_version", "path", "rdev", "open_flags",
 };
 
@@ -71,10 +74,17 @@ static bool printable(const char *s)
 	return true;
 }
 
+/* Bit sets and addresses read best in hex. */
+static bool hex_field(const char *name)
+{
+	return !strcmp(name, "features") || !strcmp(name, "placements") ||
+	       !strcmp(name, "va_start") || !strcmp(name, "va_end");
+}
+
 int onenode_criu_image_format(const struct onenode_criu_record *rec,
 			      char *buf, size_t len)
 {
-	struct onenode_caps_field f[ONENODE_CAPS_NFIELDS];
+	struct onenode_field f[ONENODE_DEVICE_NFIELDS];
 	size_t used = 0;
 	bool full = false;
 	int i, n;
@@ -84,7 +94,7 @@ int onenode_criu_image_format(const struct onenode_criu_record *rec,
 	if (!rec->driver[0] || !rec->path[0] || !printable(rec->driver) ||
 	    !printable(rec->path) || (rec->open_flags & ~OPEN_FLAGS_KEPT))
 		return -EINVAL;
-	n = onenode_caps_fields(&rec->caps, f, ONENODE_CAPS_NFIELDS);
+	n = onenode_device_fields(&rec->device, f, ONENODE_DEVICE_NFIELDS);
 	if (n < 0)
 		return n;
 
@@ -97,12 +107,10 @@ int onenode_criu_image_format(const struct onenode_criu_record *rec,
 	appendf(buf, len, &used, &full, "path %s\n", rec->path);
 	appendf(buf, len, &used, &full, "rdev %u:%u\n", major(rec->rdev), minor(rec->rdev));
 	appendf(buf, len, &used, &full, "open_flags %#x\n", (unsigned int)rec->open_flags);
-	for (i = 0; i < n; i++) {
-		bool hex = !strcmp(f[i].name, "flags") || !strcmp(f[i].name, "features");
-
-		appendf(buf, len, &used, &full, hex ? "caps.%s %#" PRIx64 "\n" : "caps.%s %" PRIu64 "\n",
+	for (i = 0; i < n; i++)
+		appendf(buf, len, &used, &full, hex_field(f[i].name) ?
+			DEVICE_PREFIX "%s %#" PRIx64 "\n" : DEVICE_PREFIX "%s %" PRIu64 "\n",
 			f[i].name, f[i].value);
-	}
 	appendf(buf, len, &used, &full, "end\n");
 	return full ? -ENOSPC : (int)used;
 }
@@ -141,10 +149,10 @@ static bool parse_string(const char *s, char *out, size_t len)
 	return true;
 }
 
-static void set_field(struct drm_compute_caps *caps, const struct onenode_caps_field *f,
+static void set_field(struct drm_compute_query_device *d, const struct onenode_field *f,
 		      uint64_t v)
 {
-	unsigned char *p = (unsigned char *)caps + f->offset;
+	unsigned char *p = (unsigned char *)d + f->offset;
 
 	if (f->size == 4) {
 		uint32_t v32 = (uint32_t)v;
@@ -157,7 +165,7 @@ static void set_field(struct drm_compute_caps *caps, const struct onenode_caps_f
 
 /* Store the value of key @k from @value; false when it does not parse. */
 static bool parse_value(struct onenode_criu_record *rec, int k, const char *value,
-			const struct onenode_caps_field *fields)
+			const struct onenode_field *fields)
 {
 	const char *p;
 	uint64_t v;
@@ -193,27 +201,28 @@ static bool parse_value(struct onenode_criu_record *rec, int k, const char *valu
 		rec->open_flags = (int)v;
 		return true;
 	default: {
-		const struct onenode_caps_field *f = &fields[k - KEY_CAPS_FIRST];
+		const struct onenode_field *f = &fields[k - KEY_DEVICE_FIRST];
 
 		if (!parse_u64(value, '\0', NULL, &v) || (f->size == 4 && v > UINT32_MAX))
 			return false;
-		set_field(&rec->caps, f, v);
+		set_field(&rec->device, f, v);
 		return true;
 	}
 	}
 }
 
-static int key_index(const char *key, const struct onenode_caps_field *fields)
+static int key_index(const char *key, const struct onenode_field *fields)
 {
+	const size_t plen = strlen(DEVICE_PREFIX);
 	int i;
 
-	for (i = 0; i < KEY_CAPS_FIRST; i++)
+	for (i = 0; i < KEY_DEVICE_FIRST; i++)
 		if (!strcmp(key, key_names[i]))
 			return i;
-	if (!strncmp(key, "caps.", 5))
-		for (i = 0; i < ONENODE_CAPS_NFIELDS; i++)
-			if (!strcmp(key + 5, fields[i].name))
-				return KEY_CAPS_FIRST + i;
+	if (!strncmp(key, DEVICE_PREFIX, plen))
+		for (i = 0; i < ONENODE_DEVICE_NFIELDS; i++)
+			if (!strcmp(key + plen, fields[i].name))
+				return KEY_DEVICE_FIRST + i;
 	return -1;
 }
 
@@ -221,8 +230,8 @@ int onenode_criu_image_parse(const char *text, size_t len,
 			     struct onenode_criu_record *rec,
 			     char *why, size_t why_len)
 {
-	struct onenode_caps_field fields[ONENODE_CAPS_NFIELDS];
-	struct drm_compute_caps zero = { 0 };
+	struct onenode_field fields[ONENODE_DEVICE_NFIELDS];
+	struct drm_compute_query_device zero = { 0 };
 	char buf[ONENODE_CRIU_IMAGE_MAX + 1], *line, *next;
 	bool seen[KEY_COUNT] = { false }, ended = false;
 	int lineno = 0, version, i;
@@ -242,7 +251,7 @@ int onenode_criu_image_parse(const char *text, size_t len,
 	memcpy(buf, text, len);
 	buf[len] = '\0';
 	memset(rec, 0, sizeof(*rec));
-	onenode_caps_fields(&zero, fields, ONENODE_CAPS_NFIELDS);
+	onenode_device_fields(&zero, fields, ONENODE_DEVICE_NFIELDS);
 
 	for (line = buf; *line; line = next) {
 		char *value;
@@ -262,9 +271,15 @@ int onenode_criu_image_parse(const char *text, size_t len,
 			    !parse_int(line + strlen(ONENODE_CRIU_IMAGE_MAGIC " "), '\0', NULL,
 				       &version))
 				FAIL(-EINVAL, "line 1: not an onenode CRIU image");
-			if (version != ONENODE_CRIU_IMAGE_VERSION)
+			if (version < ONENODE_CRIU_IMAGE_VERSION)
 				FAIL(-EPROTONOSUPPORT,
-				     "image format version %d, this plugin reads version %d",
+				     "image format version %d is older than the version %d this "
+				     "plugin reads: dumped by an older plugin", version,
+				     ONENODE_CRIU_IMAGE_VERSION);
+			if (version > ONENODE_CRIU_IMAGE_VERSION)
+				FAIL(-EPROTONOSUPPORT,
+				     "image format version %d is newer than the version %d this "
+				     "plugin reads: restore with the plugin that dumped it",
 				     version, ONENODE_CRIU_IMAGE_VERSION);
 			continue;
 		}
@@ -291,28 +306,28 @@ int onenode_criu_image_parse(const char *text, size_t len,
 		FAIL(-EINVAL, "no \"end\" line (truncated image?)");
 	for (i = 0; i < KEY_COUNT; i++)
 		if (!seen[i])
-			FAIL(-EINVAL, "key '%s%s' missing", i < KEY_CAPS_FIRST ? "" : "caps.",
-			     i < KEY_CAPS_FIRST ? key_names[i] : fields[i - KEY_CAPS_FIRST].name);
+			FAIL(-EINVAL, "key '%s%s' missing", i < KEY_DEVICE_FIRST ? "" : DEVICE_PREFIX,
+			     i < KEY_DEVICE_FIRST ? key_names[i] : fields[i - KEY_DEVICE_FIRST].name);
 	return 0;
 #undef FAIL
 }
 
-int onenode_criu_caps_compare(const struct drm_compute_caps *dumped,
-			      const struct drm_compute_caps *now,
-			      char *why, size_t why_len)
+int onenode_criu_device_compare(const struct drm_compute_query_device *dumped,
+				const struct drm_compute_query_device *now,
+				char *why, size_t why_len)
 {
-	struct onenode_caps_field a[ONENODE_CAPS_NFIELDS], b[ONENODE_CAPS_NFIELDS];
+	struct onenode_field a[ONENODE_DEVICE_NFIELDS], b[ONENODE_DEVICE_NFIELDS];
 	size_t used = 0;
 	bool full = false;
 	int i, ret = 0;
 
 	if (!dumped || !now)
 		return -EINVAL;
-	onenode_caps_fields(dumped, a, ONENODE_CAPS_NFIELDS);
-	onenode_caps_fields(now, b, ONENODE_CAPS_NFIELDS);
+	onenode_device_fields(dumped, a, ONENODE_DEVICE_NFIELDS);
+	onenode_device_fields(now, b, ONENODE_DEVICE_NFIELDS);
 	if (why && why_len)
 		why[0] = '\0';
-	for (i = 0; i < ONENODE_CAPS_NFIELDS; i++) {
+	for (i = 0; i < ONENODE_DEVICE_NFIELDS; i++) {
 		if (a[i].value == b[i].value)
 			continue;
 		ret = -ESTALE;
@@ -320,12 +335,11 @@ int onenode_criu_caps_compare(const struct drm_compute_caps *dumped,
 			appendf(why, why_len, &used, &full, "%s%s: dumped %" PRIu64 ", now %" PRIu64,
 				used ? "; " : "", a[i].name, a[i].value, b[i].value);
 	}
-	/* Reserved fields are zero by the uapi; a non-zero one is a change too. */
-	if (memcmp(dumped->reserved, now->reserved, sizeof(now->reserved))) {
+	/* Padding is zero by the uapi; a non-zero one is a change too. */
+	if (dumped->pad != now->pad) {
 		ret = -ESTALE;
 		if (why && why_len)
-			appendf(why, why_len, &used, &full, "%sreserved fields differ",
-				used ? "; " : "");
+			appendf(why, why_len, &used, &full, "%spadding differs", used ? "; " : "");
 	}
 	return ret;
 }

@@ -10,21 +10,23 @@
  * images directory. Text, one "key value" line each, so that a person can
  * read it and a test can edit it:
  *
- *	onenode-criu-image 1
+ *	onenode-criu-image 2
  *	file_id 0x0000000c
  *	driver vcompute
- *	driver_version 0.1.0
+ *	driver_version 0.2.0
  *	path /dev/dri/renderD128
  *	rdev 226:128
  *	open_flags 0x2
- *	caps.flags 0x0
- *	caps.version 1
- *	...			(every field of onenode_caps_fields())
+ *	device.features 0x1
+ *	device.vram_size 268435456
+ *	...			(every field of onenode_device_fields())
  *	end
  *
  * The first line carries the format version. A reader of version N takes
  * only version N images and requires every key exactly once, nothing else,
- * and the final "end" (a truncated image is refused).
+ * and the final "end" (a truncated image is refused). Version 1 (the CAPS
+ * ioctl's report, "caps.*" keys) is refused as older, with a message that
+ * says so.
  */
 #ifndef ONENODE_CRIU_IMAGE_H
 #define ONENODE_CRIU_IMAGE_H
@@ -35,7 +37,7 @@
 #include "onenode.h"
 
 #define ONENODE_CRIU_IMAGE_MAGIC	"onenode-criu-image"
-#define ONENODE_CRIU_IMAGE_VERSION	1
+#define ONENODE_CRIU_IMAGE_VERSION	2
 /* An image is a few hundred bytes; anything larger is not ours. */
 #define ONENODE_CRIU_IMAGE_MAX		4096
 
@@ -47,7 +49,7 @@
  * @version_major, @version_minor, @version_patchlevel: driver version.
  * @path: node path at dump time.
  * @rdev: device number at dump time.
- * @caps: the caps the node reported at dump time.
+ * @device: the DEVICE query report of the node at dump time.
  */
 struct onenode_criu_record {
 	uint32_t file_id;
@@ -58,7 +60,7 @@ struct onenode_criu_record {
 	int version_patchlevel;
 	char path[ONENODE_PATH_MAX];
 	uint64_t rdev;
-	struct drm_compute_caps caps;
+	struct drm_compute_query_device device;
 };
 
 /** onenode_criu_image_name() - "onenode-%08x.img"; 0 or -ENOSPC. */
@@ -75,7 +77,8 @@ int onenode_criu_image_format(const struct onenode_criu_record *rec,
 /**
  * onenode_criu_image_parse() - parse image text into @rec.
  * @why: on failure, a one-line reason ("line 3: unknown key 'x'").
- * Return: 0; -EPROTONOSUPPORT for another format version; -EINVAL for any
+ * Return: 0; -EPROTONOSUPPORT for another format version (@why says
+ * whether the image is older or newer than this reader); -EINVAL for any
  * other defect.
  */
 int onenode_criu_image_parse(const char *text, size_t len,
@@ -83,16 +86,16 @@ int onenode_criu_image_parse(const char *text, size_t len,
 			     char *why, size_t why_len);
 
 /**
- * onenode_criu_caps_compare() - check the caps of the node to restore onto
- * against the dumped ones. Every field must be equal: the first version
- * knows no field that may safely differ.
+ * onenode_criu_device_compare() - check the DEVICE report of the node to
+ * restore onto against the dumped one. Every field must be equal: no field
+ * is known that may safely differ.
  * @why: on a difference, "vram_size: dumped 268435456, now 134217728"
  *	for each differing field.
  * Return: 0 when equal, -ESTALE when not.
  */
-int onenode_criu_caps_compare(const struct drm_compute_caps *dumped,
-			      const struct drm_compute_caps *now,
-			      char *why, size_t why_len);
+int onenode_criu_device_compare(const struct drm_compute_query_device *dumped,
+				const struct drm_compute_query_device *now,
+				char *why, size_t why_len);
 
 /**
  * onenode_criu_image_write() - write @rec as its image into @dirfd,

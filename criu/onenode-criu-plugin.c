@@ -9,15 +9,16 @@
  * it calls every plugin's DUMP_EXT_FILE hook with its own copy of the fd,
  * and fails the dump when no plugin takes the file. This plugin takes the
  * files of render nodes whose driver it supports and saves, per file, the
- * node's identity and the caps it reported (onenode-criu-image.h). On
+ * node's identity and its DEVICE query report (onenode-criu-image.h). On
  * restore, RESTORE_EXT_FILE reopens the node in the restored task, refuses
- * a node whose driver or caps differ, and returns the fd; CRIU then puts it
- * at the task's fd number.
+ * a node whose driver or DEVICE report differs, and returns the fd; CRIU
+ * then puts it at the task's fd number.
  *
- * Not saved yet: GEM objects and their contents, mappings of the node
- * (refused at dump, see handle_device_vma), queues, SVM ranges. A task that
- * holds any of these cannot be restored faithfully, so a dump that would
- * lose them fails instead.
+ * Not saved yet: GEM objects and their contents, GPU VMs, user queues,
+ * mappings of the node (refused at dump, see handle_device_vma), SVM
+ * ranges. A task that holds any of these cannot be restored faithfully; a
+ * dump fails only where the plugin sees them, through the mappings (a user
+ * queue's doorbell is one).
  *
  * Everything is logged into CRIU's log with the prefix "onenode: ".
  *
@@ -215,9 +216,9 @@ static int onenode_dump_ext_file(int fd, int id)
 
 	memset(&rec, 0, sizeof(rec));
 	rec.file_id = (uint32_t)id;
-	ret = onenode_query_caps(&dev, &rec.caps);
+	ret = onenode_query_device(&dev, &rec.device);
 	if (ret) {
-		log_err("file %#x: %s (%s): cannot query caps: %s", id, dev.path, dev.driver,
+		log_err("file %#x: %s (%s): DEVICE query failed: %s", id, dev.path, dev.driver,
 			onenode_strerror(ret));
 		goto out;
 	}
@@ -249,11 +250,11 @@ static int onenode_dump_ext_file(int fd, int id)
 		in_inventory = true;
 	}
 	nr_files_dumped++;
-	onenode_features_string(rec.caps.features, features, sizeof(features));
-	log_info("dumped file %#x: %s %d.%d.%d at %s, caps version %u, features %s, "
+	onenode_features_string(rec.device.features, features, sizeof(features));
+	log_info("dumped file %#x: %s %d.%d.%d at %s, image version %d, features %s, "
 		 "vram %llu bytes", id, rec.driver, rec.version_major, rec.version_minor,
-		 rec.version_patchlevel, rec.path, rec.caps.version, features,
-		 (unsigned long long)rec.caps.vram_size);
+		 rec.version_patchlevel, rec.path, ONENODE_CRIU_IMAGE_VERSION, features,
+		 (unsigned long long)rec.device.vram_size);
 out:
 	onenode_close(&dev);
 	return ret;
@@ -290,7 +291,7 @@ static int reopen(const struct onenode_criu_record *rec, struct onenode_device *
 static int onenode_restore_ext_file(int id)
 {
 	struct onenode_criu_record rec;
-	struct drm_compute_caps caps;
+	struct drm_compute_query_device now;
 	struct onenode_device dev;
 	char why[512];
 	int ret;
@@ -312,13 +313,13 @@ static int onenode_restore_ext_file(int id)
 			onenode_strerror(ret));
 		return ret == -ENOTSUP ? -ENODEV : ret;
 	}
-	ret = onenode_query_caps(&dev, &caps);
+	ret = onenode_query_device(&dev, &now);
 	if (ret) {
-		log_err("file %#x: %s (%s): cannot query caps: %s", id, dev.path, dev.driver,
+		log_err("file %#x: %s (%s): DEVICE query failed: %s", id, dev.path, dev.driver,
 			onenode_strerror(ret));
 		goto fail;
 	}
-	ret = onenode_criu_caps_compare(&rec.caps, &caps, why, sizeof(why));
+	ret = onenode_criu_device_compare(&rec.device, &now, why, sizeof(why));
 	if (ret) {
 		log_err("file %#x: %s (%s) does not match the dumped device: %s", id, dev.path,
 			dev.driver, why);
@@ -326,11 +327,12 @@ static int onenode_restore_ext_file(int id)
 	}
 	if (dev.version_major != rec.version_major || dev.version_minor != rec.version_minor ||
 	    dev.version_patchlevel != rec.version_patchlevel)
-		log_warn("file %#x: driver %s is %d.%d.%d, was %d.%d.%d at dump; caps match",
+		log_warn("file %#x: driver %s is %d.%d.%d, was %d.%d.%d at dump; the device "
+			 "report matches",
 			 id, dev.driver, dev.version_major, dev.version_minor,
 			 dev.version_patchlevel, rec.version_major, rec.version_minor,
 			 rec.version_patchlevel);
-	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, caps match the dump", id,
+	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, device report matches the dump", id,
 		 dev.driver, dev.version_major, dev.version_minor, dev.version_patchlevel,
 		 dev.path, dev.fd);
 	/* The fd now belongs to CRIU, which installs it in the task. */

@@ -2,8 +2,10 @@
 /*
  * Copyright 2026 The onenode authors
  *
- * libonenode: render-node discovery and the DRM compute CAPS query.
- * See onenode.h for the contract of every function.
+ * libonenode: render-node discovery (open by driver name, by path, or
+ * identify a borrowed fd). See onenode.h for the contract of every function;
+ * the compute operations are in onenode_compute.c, the ready-made queue in
+ * onenode_queue.c, names and messages in onenode_names.c.
  */
 #define _GNU_SOURCE
 #include "onenode.h"
@@ -21,38 +23,6 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
-
-#include "vcompute_drm.h"
-
-/*
- * amdgpu's CAPS ioctl, as the amdgpu glue assigns it. amdgpu kernels without
- * the glue have no ioctl at that number and DRM answers -EINVAL.
- */
-#ifndef DRM_IOCTL_AMDGPU_COMPUTE_CAPS
-#define DRM_IOCTL_AMDGPU_COMPUTE_CAPS \
-	DRM_IOWR(DRM_COMMAND_BASE + 0x1B, struct drm_compute_caps)
-#endif
-
-/* Driver name -> CAPS ioctl. One line per driver that carries the uapi. */
-static const struct {
-	const char *driver;
-	unsigned long caps_ioctl;
-} caps_ioctls[] = {
-	{ "vcompute", DRM_IOCTL_VCOMPUTE_CAPS },
-	{ "amdgpu", DRM_IOCTL_AMDGPU_COMPUTE_CAPS },
-};
-
-static const struct {
-	uint64_t bit;
-	const char *name;
-} feature_names[] = {
-	{ DRM_COMPUTE_FEATURE_USERQ, "userq" },
-	{ DRM_COMPUTE_FEATURE_SVM, "svm" },
-	{ DRM_COMPUTE_FEATURE_P2P_EXPORT, "p2p-export" },
-	{ DRM_COMPUTE_FEATURE_CRIU, "criu" },
-};
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 const char *onenode_dri_dir(void)
 {
@@ -273,130 +243,4 @@ int onenode_open_driver(const char *driver, const char *dri_dir,
 	}
 	free(minors);
 	return ret;
-}
-
-int onenode_caps_ioctl(const char *driver, unsigned long *request)
-{
-	size_t i;
-
-	if (!driver || !request)
-		return -EINVAL;
-	for (i = 0; i < ARRAY_SIZE(caps_ioctls); i++) {
-		if (!strcmp(caps_ioctls[i].driver, driver)) {
-			*request = caps_ioctls[i].caps_ioctl;
-			return 0;
-		}
-	}
-	return -EOPNOTSUPP;
-}
-
-int onenode_query_caps(const struct onenode_device *dev,
-		       struct drm_compute_caps *caps)
-{
-	unsigned long request;
-	int ret;
-
-	if (!dev || !caps || dev->fd < 0)
-		return -EINVAL;
-	ret = onenode_caps_ioctl(dev->driver, &request);
-	if (ret)
-		return ret;
-	memset(caps, 0, sizeof(*caps));
-	if (drmIoctl(dev->fd, request, caps))
-		return -errno;
-	if (caps->version == 0)
-		return -EPROTO;
-	return 0;
-}
-
-const char *onenode_feature_name(uint64_t bit)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(feature_names); i++)
-		if (feature_names[i].bit == bit)
-			return feature_names[i].name;
-	return NULL;
-}
-
-int onenode_features_string(uint64_t features, char *buf, size_t len)
-{
-	size_t used = 0;
-	int bit;
-
-	if (!buf && len)
-		return -EINVAL;
-	if (len)
-		buf[0] = '\0';
-	if (!features)
-		return snprintf(buf, len, "none");
-
-	for (bit = 0; bit < 64; bit++) {
-		uint64_t mask = 1ULL << bit;
-		const char *name;
-		char unknown[8];
-		int n;
-
-		if (!(features & mask))
-			continue;
-		name = onenode_feature_name(mask);
-		if (!name) {
-			snprintf(unknown, sizeof(unknown), "bit%d", bit);
-			name = unknown;
-		}
-		n = snprintf(used < len ? buf + used : NULL,
-			     used < len ? len - used : 0, "%s%s",
-			     used ? "," : "", name);
-		if (n < 0)
-			return -EINVAL;
-		used += (size_t)n;
-	}
-	return used > INT_MAX ? -EOVERFLOW : (int)used;
-}
-
-int onenode_caps_fields(const struct drm_compute_caps *caps,
-			struct onenode_caps_field *out, size_t n)
-{
-#define FIELD(f, bytes) { #f, caps ? caps->f : 0, bytes,			\
-		offsetof(struct drm_compute_caps, f),				\
-		sizeof(((struct drm_compute_caps *)0)->f) }
-	const struct onenode_caps_field fields[ONENODE_CAPS_NFIELDS] = {
-		FIELD(flags, 0),
-		FIELD(version, 0),
-		FIELD(features, 0),
-		FIELD(vram_size, 1),
-		FIELD(vram_bar_size, 1),
-		FIELD(max_queues, 0),
-		FIELD(num_priorities, 0),
-	};
-#undef FIELD
-
-	if (!caps || !out || n < ONENODE_CAPS_NFIELDS)
-		return -EINVAL;
-	memcpy(out, fields, sizeof(fields));
-	return ONENODE_CAPS_NFIELDS;
-}
-
-const char *onenode_strerror(int err)
-{
-	const char *desc;
-
-	if (err == INT_MIN)
-		return "unknown error";
-	if (err < 0)
-		err = -err;
-	switch (err) {
-	case 0:
-		return "success";
-	case ENOENT:
-		return "no such DRM render node";
-	case ENOTTY:
-		return "not a DRM device";
-	case EOPNOTSUPP:
-		return "driver has no DRM compute CAPS ioctl known to libonenode";
-	case EPROTO:
-		return "kernel returned an invalid DRM compute caps report";
-	}
-	desc = strerrordesc_np(err);
-	return desc ? desc : "unknown error";
 }

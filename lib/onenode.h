@@ -4,9 +4,11 @@
  *
  * libonenode: a small C library over the DRM compute uapi
  * (uapi/drm/drm_compute.h). It finds and opens the render node of a compute
- * driver, queries its &struct drm_compute_caps through that driver's CAPS
- * ioctl and names the feature bits. It is shared by the examples, the CRIU
- * plugin and libvkp2p.
+ * driver, issues every compute operation through that driver's compute
+ * base, and offers a ready-made user queue (ring, state, doorbell,
+ * NEED_WAKEUP protocol). Packet builders for vcompute's queue format are in
+ * onenode_vcompute.h. It is shared by the examples, the IGT tests, the CRIU
+ * plugin and libvkp2p; onenode.hpp wraps it for C++.
  *
  * Conventions:
  *  - every function that can fail returns 0 (or a count) on success and a
@@ -24,6 +26,7 @@
 #include <stdint.h>
 
 #include "drm_compute.h"
+#include "drm.h"
 
 #if defined(__cplusplus)
 extern "C" {
@@ -117,25 +120,66 @@ int onenode_device_from_fd(int fd, struct onenode_device *dev);
 void onenode_close(struct onenode_device *dev);
 
 /**
- * onenode_caps_ioctl() - the CAPS ioctl request number of @driver.
- * @request: set to the request on success.
+ * onenode_compute_base() - the DRM compute base of @driver: its compute
+ * ioctls are DRM_COMPUTE_IOCTL_*(base) (uapi/drm/drm_compute.h).
+ * @base: set on success.
+ *
+ * The one table of drivers that carry the uapi is in onenode.c: vcompute
+ * (DRM_VCOMPUTE_COMPUTE_BASE) and amdgpu (DRM_AMDGPU_COMPUTE_BASE, kernels
+ * with the onenode glue).
  *
  * Return: 0; -EINVAL for a bad argument; -EOPNOTSUPP when libonenode knows
- * no CAPS ioctl for that driver.
+ * no compute base for that driver.
  */
-int onenode_caps_ioctl(const char *driver, unsigned long *request);
+int onenode_compute_base(const char *driver, unsigned int *base);
 
 /**
- * onenode_query_caps() - fill @caps through the driver's CAPS ioctl.
+ * onenode_compute_ioctl() - issue compute operation @op on @dev.
+ * @op: DRM_COMPUTE_OP_*; the request number (with @arg's size) is built
+ *	from the device's compute base.
+ * @arg: the operation's argument structure.
  *
- * The structure is zeroed before the call, as the uapi requires.
+ * Retries on EINTR/EAGAIN like drmIoctl(). Every wrapper below goes
+ * through here; tests that send malformed arguments call it directly.
  *
- * Return: 0; -EINVAL for a bad argument; -EOPNOTSUPP for a driver without
- * a known CAPS ioctl; the ioctl's error otherwise; -EPROTO when the kernel
- * reports a layout version of 0.
+ * Return: 0 or the ioctl's negative errno; -EINVAL for an unknown @op;
+ * -EOPNOTSUPP for a driver without a compute base.
  */
-int onenode_query_caps(const struct onenode_device *dev,
-		       struct drm_compute_caps *caps);
+int onenode_compute_ioctl(const struct onenode_device *dev, unsigned int op,
+			  void *arg);
+
+/**
+ * onenode_compute_request() - the request number of compute operation @op
+ * at @base (DRM_COMPUTE_IOCTL_*(@base)), or 0 for an unknown @op.
+ */
+unsigned long onenode_compute_request(unsigned int base, unsigned int op);
+
+/**
+ * onenode_query() - DRM_COMPUTE_OP_QUERY.
+ * @query: DRM_COMPUTE_QUERY_*.
+ * @data: where the report goes; may be NULL when *@size is 0.
+ * @size: in, bytes at @data (0 asks for the report's size); out, bytes the
+ *	kernel wrote (or the size it needs).
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP: the device does not answer
+ * this query).
+ */
+int onenode_query(const struct onenode_device *dev, uint32_t query,
+		  void *data, uint32_t *size);
+
+/**
+ * onenode_query_device() - the device report, zero-filled past what the
+ * kernel wrote (an older kernel's shorter report).
+ */
+int onenode_query_device(const struct onenode_device *dev,
+			 struct drm_compute_query_device *out);
+
+/**
+ * onenode_query_userq() - the user-queue report; -EOPNOTSUPP without
+ * DRM_COMPUTE_FEATURE_USERQ.
+ */
+int onenode_query_userq(const struct onenode_device *dev,
+			struct drm_compute_query_userq *out);
 
 /**
  * onenode_feature_name() - short name of one DRM_COMPUTE_FEATURE_* bit
@@ -156,14 +200,14 @@ const char *onenode_feature_name(uint64_t bit);
 int onenode_features_string(uint64_t features, char *buf, size_t len);
 
 /**
- * struct onenode_caps_field - one named field of &struct drm_compute_caps.
+ * struct onenode_field - one named field of a query report.
  * @name: the uapi field name, e.g. "vram_size".
  * @value: its value.
  * @is_bytes: the value is a size in bytes.
- * @offset: offsetof() the field in &struct drm_compute_caps.
+ * @offset: offsetof() the field in its report.
  * @size: sizeof() the field (4 or 8), so a parser can store a value back.
  */
-struct onenode_caps_field {
+struct onenode_field {
 	const char *name;
 	uint64_t value;
 	int is_bytes;
@@ -171,18 +215,242 @@ struct onenode_caps_field {
 	size_t size;
 };
 
-/** ONENODE_CAPS_NFIELDS - entries onenode_caps_fields() fills. */
-#define ONENODE_CAPS_NFIELDS 7
+/** ONENODE_DEVICE_NFIELDS - entries onenode_device_fields() fills. */
+#define ONENODE_DEVICE_NFIELDS 7
+/** ONENODE_USERQ_NFIELDS - entries onenode_userq_fields() fills. */
+#define ONENODE_USERQ_NFIELDS 12
 
 /**
- * onenode_caps_fields() - list every defined (non-reserved) field of @caps
- * in uapi order, so printers and comparers need no field list of their own.
- * @out: room for at least ONENODE_CAPS_NFIELDS entries.
+ * onenode_device_fields() - list every field of @d (padding excluded) in
+ * uapi order, so printers and comparers need no field list of their own.
+ * @out: room for at least ONENODE_DEVICE_NFIELDS entries.
  *
- * Return: the number of entries (ONENODE_CAPS_NFIELDS), or -EINVAL.
+ * Return: the number of entries, or -EINVAL.
  */
-int onenode_caps_fields(const struct drm_compute_caps *caps,
-			struct onenode_caps_field *out, size_t n);
+int onenode_device_fields(const struct drm_compute_query_device *d,
+			  struct onenode_field *out, size_t n);
+
+/** onenode_userq_fields() - the same for a user-queue report. */
+int onenode_userq_fields(const struct drm_compute_query_userq *u,
+			 struct onenode_field *out, size_t n);
+
+/* ---- buffers ---- */
+
+/** onenode_bo_create() - DRM_COMPUTE_OP_BO_CREATE; *@handle on success. */
+int onenode_bo_create(const struct onenode_device *dev, uint64_t size,
+		      uint64_t placement, uint32_t *handle);
+/** onenode_bo_mmap_offset() - DRM_COMPUTE_OP_BO_MMAP. */
+int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,
+			   uint64_t *offset);
+/**
+ * onenode_bo_map() - mmap() @size bytes of a buffer, shared, read/write.
+ * @ptr: set to the mapping; unmap it with munmap().
+ */
+int onenode_bo_map(const struct onenode_device *dev, uint32_t handle,
+		   uint64_t size, void **ptr);
+/** onenode_bo_close() - DRM_IOCTL_GEM_CLOSE. */
+int onenode_bo_close(const struct onenode_device *dev, uint32_t handle);
+
+/* ---- GPU VMs ---- */
+
+/** onenode_vm_create() - DRM_COMPUTE_OP_VM_CREATE. */
+int onenode_vm_create(const struct onenode_device *dev, uint32_t *vm_id);
+/** onenode_vm_destroy() - DRM_COMPUTE_OP_VM_DESTROY. */
+int onenode_vm_destroy(const struct onenode_device *dev, uint32_t vm_id);
+/**
+ * onenode_vm_map() - VM_BIND MAP of [@bo_offset, +@range) of @handle at
+ * @va, with DRM_COMPUTE_VM_BIND_* @flags.
+ */
+int onenode_vm_map(const struct onenode_device *dev, uint32_t vm_id,
+		   uint32_t handle, uint64_t bo_offset, uint64_t va,
+		   uint64_t range, uint64_t flags);
+/** onenode_vm_unmap() - VM_BIND UNMAP of [@va, @va + @range). */
+int onenode_vm_unmap(const struct onenode_device *dev, uint32_t vm_id,
+		     uint64_t va, uint64_t range);
+
+/* ---- user queues: the ioctls ---- */
+
+/** onenode_userq_create() - DRM_COMPUTE_OP_USERQ_CREATE with @args as given. */
+int onenode_userq_create(const struct onenode_device *dev,
+			 struct drm_compute_userq_create *args);
+/** onenode_userq_destroy() - DRM_COMPUTE_OP_USERQ_DESTROY. */
+int onenode_userq_destroy(const struct onenode_device *dev, uint32_t queue_id);
+/** onenode_userq_control() - DRM_COMPUTE_OP_USERQ_CONTROL, DRM_COMPUTE_USERQ_OP_*. */
+int onenode_userq_control(const struct onenode_device *dev, uint32_t queue_id,
+			  uint32_t op);
+/** onenode_userq_state() - DRM_COMPUTE_OP_USERQ_STATE into @st. */
+int onenode_userq_state(const struct onenode_device *dev, uint32_t queue_id,
+			struct drm_compute_userq_state *st);
+/**
+ * onenode_userq_wait() - DRM_COMPUTE_OP_USERQ_WAIT.
+ * @timeout_ns: relative, from now; 0 polls once; negative waits forever
+ *	(converted to the absolute CLOCK_MONOTONIC time the uapi takes).
+ */
+int onenode_userq_wait(const struct onenode_device *dev, uint32_t queue_id,
+		       uint64_t value, int64_t timeout_ns);
+/** onenode_userq_signal() - DRM_COMPUTE_OP_USERQ_SIGNAL. */
+int onenode_userq_signal(const struct onenode_device *dev, uint32_t queue_id,
+			 uint64_t value, uint32_t syncobj, uint64_t point);
+
+/** onenode_status_name() - "idle", "running", ... for DRM_COMPUTE_USERQ_STATUS_*. */
+const char *onenode_status_name(uint32_t status);
+/** onenode_fault_name() - "unmapped", "write", ... for DRM_COMPUTE_FAULT_*. */
+const char *onenode_fault_name(uint32_t reason);
+
+/* ---- user queues: a ready-made queue ---- */
+
+/**
+ * struct onenode_queue_params - what onenode_queue_init() sets up.
+ * @va: GPU VA where the queue's ring and state buffers are bound (page
+ *	aligned; the queue uses onenode_queue_va_size() bytes from there).
+ * @ring_size: ring bytes, a power of two; 0 for 64 KiB.
+ * @priority: queue priority; ONENODE_PRIORITY_DEFAULT for the device's
+ *	default.
+ * @cu_mask: CU mask words (bit n of word n / 32 for CU n), or NULL for
+ *	every CU.
+ * @cu_mask_count: bits in @cu_mask, a multiple of 32.
+ */
+struct onenode_queue_params {
+	uint64_t va;
+	uint64_t ring_size;
+	uint32_t priority;
+	const uint32_t *cu_mask;
+	uint32_t cu_mask_count;
+};
+
+/** ONENODE_PRIORITY_DEFAULT - use the device's default priority. */
+#define ONENODE_PRIORITY_DEFAULT UINT32_MAX
+
+/**
+ * struct onenode_queue - a user queue with everything it needs: a ring
+ * buffer, a state buffer (read pointer, a fence slot, the context save
+ * area), their bindings in a VM, the doorbell mapping and the CPU mappings
+ * of the ring and read pointer. Filled by onenode_queue_init(); every
+ * field is read-only for the caller.
+ * @dev: the device (borrowed; must outlive the queue).
+ * @vm_id: the VM the queue runs in (borrowed).
+ * @id: the queue id.
+ * @ring_handle, @state_handle: the two buffers.
+ * @ring_va, @ring_size, @rptr_va, @fence_va, @ctx_save_va: their GPU VAs.
+ * @ring: CPU mapping of the ring.
+ * @rptr: CPU mapping of the read pointer the queue writes back.
+ * @fence: CPU mapping of the fence slot that onenode_queue_fence() targets.
+ * @doorbell: the queue's doorbell (mapped).
+ * @doorbell_map, @doorbell_map_size: the doorbell mapping as mmap()ed.
+ * @caps: the device's DRM_COMPUTE_USERQ_CAP_* bits, so that commit makes
+ *	no system call.
+ * @format: the queue's DRM_COMPUTE_QUEUE_FORMAT_*.
+ * @wptr: the write pointer as written so far, in bytes (published by
+ *	commit in the device's unit: bytes for vcompute, dwords for AMD).
+ * @fence_value: the last value onenode_queue_fence() emitted.
+ * @wakeups: times commit found NEED_WAKEUP set and called WAKE.
+ */
+struct onenode_queue {
+	const struct onenode_device *dev;
+	uint32_t vm_id;
+	uint32_t id;
+	uint32_t ring_handle;
+	uint32_t state_handle;
+	uint64_t ring_va;
+	uint64_t ring_size;
+	uint64_t rptr_va;
+	uint64_t fence_va;
+	uint64_t ctx_save_va;
+	void *ring;
+	volatile uint64_t *rptr;
+	volatile uint64_t *fence;
+	struct drm_compute_doorbell *doorbell;
+	void *doorbell_map;
+	size_t doorbell_map_size;
+	uint64_t caps;
+	uint32_t format;
+	uint64_t wptr;
+	uint64_t fence_value;
+	uint64_t wakeups;
+};
+
+/**
+ * onenode_queue_va_size() - GPU VA bytes a queue with @ring_size (0 for
+ * the default) occupies from &onenode_queue_params.va.
+ *
+ * The layout from va (P: the GPU page size of the DEVICE report):
+ *
+ *  - va: the state buffer, bound no-exec. Its first page holds 8-byte
+ *    words: [0] the read pointer the queue writes back (rptr_va), [1] the
+ *    fence slot (fence_va; the queue's fence_va too on devices with
+ *    DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY), [2] the write pointer in memory
+ *    on devices with DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY; the rest of the
+ *    page is unused.
+ *    Pages 1.. are the context save area, the USERQ report's ctx_save_size
+ *    rounded up to P (none when it is 0).
+ *  - the ring buffer (system memory, executable), at the first address
+ *    after the state buffer that is aligned to the ring size, as the uapi
+ *    requires; the gap before it stays unmapped.
+ *
+ * The size returned holds for any page-aligned va: the state buffer, plus
+ * ring_size - P of possible alignment gap, plus the ring (rounded up to
+ * P). With va + state size aligned to the ring size there is no gap.
+ *
+ * Return: the size, or 0 when the device cannot be queried, has no user
+ * queues or @ring_size is not a power of two.
+ */
+uint64_t onenode_queue_va_size(const struct onenode_device *dev,
+			       uint64_t ring_size);
+
+/**
+ * onenode_queue_init() - create buffers, bind them, create the queue and
+ * map its doorbell.
+ *
+ * Both buffers are in system memory when the device offers it (VRAM
+ * otherwise), laid out as onenode_queue_va_size() says; the queue uses the
+ * lowest packet format the device reports.
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP without
+ * DRM_COMPUTE_FEATURE_USERQ; -EINVAL for a NULL argument, a va that is 0 or
+ * not page aligned, or a ring size that is not a power of two; the ioctls'
+ * errors); on failure nothing is left behind.
+ */
+int onenode_queue_init(struct onenode_queue *q, const struct onenode_device *dev,
+		       uint32_t vm_id, const struct onenode_queue_params *p);
+
+/** onenode_queue_fini() - destroy the queue and everything init made; NULL-safe. */
+void onenode_queue_fini(struct onenode_queue *q);
+
+/**
+ * onenode_queue_emit() - copy a packet of @qwords 8-byte words into the
+ * ring at the write pointer (wrapping), without publishing it.
+ *
+ * Return: 0; -ENOSPC when the ring has no room for it before the read
+ * pointer (commit and wait, then retry); -EINVAL for a bad size.
+ */
+int onenode_queue_emit(struct onenode_queue *q, const void *pkt,
+		       uint32_t qwords);
+
+/**
+ * onenode_queue_commit() - publish the emitted packets: store the write
+ * pointer to the doorbell (release), full barrier, and call
+ * DRM_COMPUTE_USERQ_OP_WAKE when the device asked for it
+ * (DRM_COMPUTE_DOORBELL_NEED_WAKEUP). No system call otherwise.
+ *
+ * Return: 0 or the WAKE ioctl's error.
+ */
+int onenode_queue_commit(struct onenode_queue *q);
+
+/**
+ * onenode_queue_fence() - emit a FENCE packet writing ++fence_value to the
+ * queue's fence slot (not committed). The packet is vcompute's
+ * (DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE); other formats have no builder yet.
+ *
+ * Return: the fence value, or 0 when the ring is full or the queue's
+ * format is not vcompute's (nothing emitted).
+ */
+uint64_t onenode_queue_fence(struct onenode_queue *q);
+
+/**
+ * onenode_queue_wait() - onenode_userq_wait() on this queue.
+ */
+int onenode_queue_wait(struct onenode_queue *q, uint64_t value,
+		       int64_t timeout_ns);
 
 /**
  * onenode_strerror() - message for a return value of this library.

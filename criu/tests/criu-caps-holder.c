@@ -3,11 +3,12 @@
  * Copyright 2026 The onenode authors
  *
  * The task criu-smoke.sh checkpoints: it opens the vcompute render node,
- * queries its caps, says it is ready, then waits for SIGUSR1 or for a "go"
- * file. When woken (after a restore, or after a dump that failed) it
- * checks, through the same fd number, that the fd is still a vcompute
- * render node with the same identity and flags and that the caps are
- * identical, and writes "PASS" or "FAIL: reason" to the result file.
+ * queries its DEVICE report, says it is ready, then waits for SIGUSR1 or
+ * for a "go" file. When woken (after a restore, or after a dump that
+ * failed) it checks, through the same fd number, that the fd is still a
+ * vcompute render node with the same identity and flags and that the
+ * DEVICE report is identical, and writes "PASS" or "FAIL: reason" to the
+ * result file.
  *
  * It does not mmap the node: the plugin does not save mappings yet.
  *
@@ -56,7 +57,7 @@ static int write_file(const char *path, const char *text)
 static int probe(void)
 {
 	struct onenode_device dev;
-	struct drm_compute_caps caps;
+	struct drm_compute_query_device d;
 	int ret = onenode_open_driver("vcompute", NULL, &dev);
 
 	if (ret == -ENOENT) {
@@ -64,7 +65,7 @@ static int probe(void)
 		return 77;
 	}
 	if (!ret)
-		ret = onenode_query_caps(&dev, &caps);
+		ret = onenode_query_device(&dev, &d);
 	onenode_close(&dev);
 	if (ret) {
 		printf("vcompute: %s\n", onenode_strerror(ret));
@@ -76,7 +77,7 @@ static int probe(void)
 int main(int argc, char **argv)
 {
 	struct onenode_device dev, again;
-	struct drm_compute_caps before, after;
+	struct drm_compute_query_device before, after;
 	struct sigaction sa;
 	struct stat st_before, st_after;
 	char text[1024];
@@ -95,7 +96,7 @@ int main(int argc, char **argv)
 
 	ret = onenode_open_driver("vcompute", NULL, &dev);
 	if (!ret)
-		ret = onenode_query_caps(&dev, &before);
+		ret = onenode_query_device(&dev, &before);
 	if (ret) {
 		snprintf(text, sizeof(text), "FAIL: before the checkpoint: %s\n",
 			 onenode_strerror(ret));
@@ -124,22 +125,22 @@ int main(int argc, char **argv)
 			 onenode_strerror(ret));
 	} else if (strcmp(again.driver, "vcompute")) {
 		snprintf(text, sizeof(text), "FAIL: fd %d is driven by %s\n", dev.fd, again.driver);
-	} else if ((ret = onenode_query_caps(&again, &after))) {
-		snprintf(text, sizeof(text), "FAIL: caps query on fd %d: %s\n", dev.fd,
+	} else if ((ret = onenode_query_device(&again, &after))) {
+		snprintf(text, sizeof(text), "FAIL: DEVICE query on fd %d: %s\n", dev.fd,
 			 onenode_strerror(ret));
 	} else if (memcmp(&before, &after, sizeof(before))) {
-		snprintf(text, sizeof(text), "FAIL: caps changed (vram %llu -> %llu, "
-			 "features %#llx -> %#llx, version %u -> %u)\n",
+		snprintf(text, sizeof(text), "FAIL: DEVICE report changed (vram %llu -> %llu, "
+			 "features %#llx -> %#llx, page size %u -> %u)\n",
 			 (unsigned long long)before.vram_size, (unsigned long long)after.vram_size,
 			 (unsigned long long)before.features, (unsigned long long)after.features,
-			 before.version, after.version);
+			 before.page_size, after.page_size);
 	} else if (fstat(dev.fd, &st_after) || st_after.st_rdev != st_before.st_rdev) {
 		snprintf(text, sizeof(text), "FAIL: fd %d is another node now\n", dev.fd);
 	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
 	} else {
-		snprintf(text, sizeof(text), "PASS: fd %d %s, caps identical\n", dev.fd,
+		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical\n", dev.fd,
 			 again.path);
 	}
 	write_file(argv[3], text);

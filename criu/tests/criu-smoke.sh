@@ -9,9 +9,10 @@
 # Usage: criu-smoke.sh SCENARIO PATH-TO-criu-caps-holder PATH-TO-criu_plugin_onenode.so
 #
 # Scenarios:
-#   roundtrip         dump, restore, the restored task finds the same caps
-#                     through the same fd; the plugin logged in both logs
-#   restore-mismatch  the image says the device had other caps: restore fails
+#   roundtrip         dump, restore, the restored task finds the same DEVICE
+#                     report through the same fd; the plugin logged in both logs
+#   restore-mismatch  the image says the device had another DEVICE report
+#                     (twice the VRAM): restore fails
 #                     with the plugin's reason and leaves no task behind;
 #                     the untouched image then restores
 #   restore-missing   the image names a node and driver that do not exist:
@@ -129,7 +130,8 @@ check_dump_log() {
 	need_log "$img/dump.log" "onenode: dump finished (criu status 0): 1 render-node fds seen, 1 files saved"
 	image=$(ls "$img"/onenode-*.img 2>/dev/null | head -1)
 	[ -n "$image" ] || fail "the plugin wrote no image"
-	[ "$(head -1 "$image")" = "onenode-criu-image 1" ] || fail "bad image header in $image"
+	[ "$(head -1 "$image")" = "onenode-criu-image 2" ] || fail "bad image header in $image"
+	grep -q '^device\.vram_size [1-9]' "$image" || fail "image lacks the DEVICE report"
 	grep -qx "driver vcompute" "$image" || fail "image lacks the driver"
 }
 
@@ -179,7 +181,7 @@ restore-mismatch | restore-missing)
 	check_dump_log
 	cp "$image" "$work/image.orig"
 	if [ "$scenario" = restore-mismatch ]; then
-		awk '$1 == "caps.vram_size" { $2 = $2 * 2 + 4096 } { print }' \
+		awk '$1 == "device.vram_size" { $2 = $2 * 2 + 4096 } { print }' \
 			"$work/image.orig" >"$image"
 		reason="does not match the dumped device: vram_size: dumped"
 	else

@@ -3,8 +3,9 @@
  * Copyright 2026 The onenode authors
  *
  * The onenode CRIU image without CRIU: format and parse agree, the parser
- * refuses every kind of defect with a reason, caps comparison names the
- * differing fields, and files are written once and read back.
+ * refuses every kind of defect with a reason (older and newer format
+ * versions included), the DEVICE report comparison names the differing
+ * fields, and files are written once and read back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,16 +27,17 @@ static void sample(struct onenode_criu_record *rec)
 	rec->open_flags = O_RDWR | O_NONBLOCK;
 	strcpy(rec->driver, "vcompute");
 	rec->version_major = 0;
-	rec->version_minor = 1;
+	rec->version_minor = 2;
 	rec->version_patchlevel = 0;
 	strcpy(rec->path, "/dev/dri/renderD128");
 	rec->rdev = makedev(226, 128);
-	rec->caps.version = 1;
-	rec->caps.features = DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_CRIU;
-	rec->caps.vram_size = 256ULL << 20;
-	rec->caps.vram_bar_size = 64ULL << 20;
-	rec->caps.max_queues = 8;
-	rec->caps.num_priorities = 4;
+	rec->device.features = DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_CRIU;
+	rec->device.vram_size = 256ULL << 20;
+	rec->device.vram_bar_size = 64ULL << 20;
+	rec->device.placements = DRM_COMPUTE_PLACEMENT_VRAM | DRM_COMPUTE_PLACEMENT_SYSTEM;
+	rec->device.va_start = 1ULL << 16;
+	rec->device.va_end = 1ULL << 47;
+	rec->device.page_size = 4096;
 }
 
 /* Replace the first occurrence of @from in @text by @to. */
@@ -65,10 +67,12 @@ static void test_roundtrip(void)
 	sample(&a);
 	n = onenode_criu_image_format(&a, text, sizeof(text));
 	CHECK(n > 0 && (size_t)n == strlen(text), "format returns the length (%d)", n);
-	CHECK(!strncmp(text, "onenode-criu-image 1\nfile_id 0x0000000c\ndriver vcompute\n", 55),
+	CHECK(!strncmp(text, "onenode-criu-image 2\nfile_id 0x0000000c\ndriver vcompute\n", 55),
 	      "header, file id and driver first");
-	CHECK(strstr(text, "\nrdev 226:128\n") && strstr(text, "\ncaps.vram_size 268435456\n") &&
-	      strstr(text, "\ncaps.features 0x9\n") && strstr(text, "\nopen_flags 0x802\n") &&
+	CHECK(strstr(text, "\nrdev 226:128\n") && strstr(text, "\ndevice.vram_size 268435456\n") &&
+	      strstr(text, "\ndevice.features 0x9\n") && strstr(text, "\nopen_flags 0x802\n") &&
+	      strstr(text, "\ndevice.va_end 0x800000000000\n") &&
+	      strstr(text, "\ndevice.page_size 4096\n") &&
 	      !strcmp(text + n - 4, "end\n"), "readable values, end last");
 	CHECK_EQ(parse(text, &b, why, sizeof(why)), 0, "parse what was formatted: %s", why);
 	CHECK(!memcmp(&a, &b, sizeof(a)), "parse(format(x)) == x");
@@ -96,11 +100,14 @@ static void test_defects(void)
 		int err;
 		const char *why;
 	} cases[] = {
-		{ "onenode-criu-image 1", "onenode-criu-image 2", -EPROTONOSUPPORT, "version 2" },
-		{ "onenode-criu-image 1", "onenode-criu-image x", -EINVAL, "not an onenode" },
-		{ "onenode-criu-image 1", "ONENODE 1", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 2", "onenode-criu-image 3", -EPROTONOSUPPORT,
+		  "version 3 is newer than the version 2" },
+		{ "onenode-criu-image 2", "onenode-criu-image 1", -EPROTONOSUPPORT,
+		  "version 1 is older than the version 2" },
+		{ "onenode-criu-image 2", "onenode-criu-image x", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 2", "ONENODE 2", -EINVAL, "not an onenode" },
 		{ "driver vcompute\n", "", -EINVAL, "key 'driver' missing" },
-		{ "caps.max_queues 8\n", "", -EINVAL, "'caps.max_queues' missing" },
+		{ "device.page_size 4096\n", "", -EINVAL, "'device.page_size' missing" },
 		{ "end\n", "", -EINVAL, "no \"end\"" },
 		{ "end\n", "end", -EINVAL, "not terminated" },
 		{ "end\n", "end\nend\n", -EINVAL, "after \"end\"" },
@@ -108,20 +115,22 @@ static void test_defects(void)
 		{ "driver vcompute\n", "colour blue\n", -EINVAL, "unknown key 'colour'" },
 		{ "driver vcompute\n", "driver\n", -EINVAL, "expected \"key value\"" },
 		{ "driver vcompute\n", "driver \n", -EINVAL, "bad value" },
-		{ "caps.vram_size 268435456", "caps.vram_size -1", -EINVAL, "bad value" },
-		{ "caps.vram_size 268435456", "caps.vram_size 12abc", -EINVAL, "bad value" },
-		{ "caps.vram_size 268435456", "caps.vram_size  1", -EINVAL, "bad value" },
-		{ "caps.max_queues 8", "caps.max_queues 4294967296", -EINVAL, "bad value" },
-		{ "caps.vram_size 268435456", "caps.vram_size 99999999999999999999", -EINVAL,
+		{ "device.vram_size 268435456", "device.vram_size -1", -EINVAL, "bad value" },
+		{ "device.vram_size 268435456", "device.vram_size 12abc", -EINVAL, "bad value" },
+		{ "device.vram_size 268435456", "device.vram_size  1", -EINVAL, "bad value" },
+		{ "device.page_size 4096", "device.page_size 4294967296", -EINVAL, "bad value" },
+		{ "device.vram_size 268435456", "device.vram_size 99999999999999999999", -EINVAL,
 		  "bad value" },
 		{ "file_id 0x0000000c", "file_id 0x100000000", -EINVAL, "bad value" },
 		{ "open_flags 0x802", "open_flags 0x3", -EINVAL, "bad value" },
 		{ "open_flags 0x802", "open_flags 0x402", -EINVAL, "bad value" },
-		{ "driver_version 0.1.0", "driver_version 0.1", -EINVAL, "bad value" },
-		{ "driver_version 0.1.0", "driver_version 0.1.0.4", -EINVAL, "bad value" },
+		{ "driver_version 0.2.0", "driver_version 0.2", -EINVAL, "bad value" },
+		{ "driver_version 0.2.0", "driver_version 0.2.0.4", -EINVAL, "bad value" },
 		{ "rdev 226:128", "rdev 226", -EINVAL, "bad value" },
 		{ "path /dev/dri/renderD128", "path dev/dri/renderD128", -EINVAL, "bad value" },
-		{ "caps.flags", "caps.reserved", -EINVAL, "unknown key 'caps.reserved'" },
+		{ "device.features", "device.pad", -EINVAL, "unknown key 'device.pad'" },
+		{ "device.features 0x9", "caps.features 0x9", -EINVAL,
+		  "unknown key 'caps.features'" },
 	};
 	struct onenode_criu_record rec;
 	char good[ONENODE_CRIU_IMAGE_MAX], text[ONENODE_CRIU_IMAGE_MAX], why[256];
@@ -156,30 +165,31 @@ static void test_compare(void)
 
 	sample(&a);
 	sample(&b);
-	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), 0, "equal caps");
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), 0,
+		 "equal reports");
 	CHECK_STR(why, "", "no reason when equal");
 
-	b.caps.vram_size = 128ULL << 20;
-	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
+	b.device.vram_size = 128ULL << 20;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
 		 "smaller VRAM refused");
 	CHECK_STR(why, "vram_size: dumped 268435456, now 134217728", "names the field");
 
-	b.caps.features = 0;
-	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
+	b.device.features = 0;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
 		 "two differences");
 	CHECK_STR(why, "features: dumped 9, now 0; vram_size: dumped 268435456, now 134217728",
 		  "names both fields in uapi order");
 
 	sample(&b);
-	b.caps.reserved[2] = 1;
-	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, why, sizeof(why)), -ESTALE,
-		 "a reserved field differs");
-	CHECK_STR(why, "reserved fields differ", "reserved difference named");
+	b.device.pad = 1;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
+		 "the padding differs");
+	CHECK_STR(why, "padding differs", "padding difference named");
 
 	sample(&b);
-	b.caps.version = 2;
-	CHECK_EQ(onenode_criu_caps_compare(&a.caps, &b.caps, NULL, 0), -ESTALE,
-		 "layout version differs; no reason buffer");
+	b.device.page_size = 65536;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, NULL, 0), -ESTALE,
+		 "page size differs; no reason buffer");
 }
 
 static void test_files(void)

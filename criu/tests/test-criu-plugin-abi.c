@@ -125,7 +125,7 @@ static void write_image(const char *tmp, const char *driver, uint32_t id)
 	rec.open_flags = O_RDWR;
 	snprintf(rec.driver, sizeof(rec.driver), "%s", driver);
 	snprintf(rec.path, sizeof(rec.path), "%s/renderD128", tmp);
-	rec.caps.version = 1;
+	rec.device.page_size = 4096;
 	ret = onenode_criu_image_write(image_dirfd, &rec);
 	if (ret)
 		printf("# cannot write image %#x: %s\n", id, strerror(-ret));
@@ -237,11 +237,20 @@ int main(int argc, char **argv)
 	CHECK(fd >= 0 && write(fd, "onenode-criu-image 9\n", 21) == 21, "write a future image");
 	close(fd);
 	CHECK(restore(8) < 0 && restore(8) != -ENOTSUP, "future image version fails");
-	CHECK_LOG("bad image: image format version 9");
+	CHECK_LOG("bad image: image format version 9 is newer");
+
+	/* A version 1 image (the CAPS report, before the query uapi). */
+	log_reset();
+	onenode_criu_image_name(9, name, sizeof(name));
+	fd = openat(image_dirfd, name, O_WRONLY | O_CREAT, 0600);
+	CHECK(fd >= 0 && write(fd, "onenode-criu-image 1\n", 21) == 21, "write an old image");
+	close(fd);
+	CHECK(restore(9) < 0 && restore(9) != -ENOTSUP, "old image version fails");
+	CHECK_LOG("bad image: image format version 1 is older");
 	d->exit(CRIU_STAGE_RESTORE, -1);
 	CHECK(log_prefixed(), "every restore log line has the onenode: prefix");
 
-	for (uint32_t id = 5; id <= 8; id++) {
+	for (uint32_t id = 5; id <= 9; id++) {
 		onenode_criu_image_name(id, name, sizeof(name));
 		unlinkat(image_dirfd, name, 0);
 	}

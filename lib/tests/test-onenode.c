@@ -2,9 +2,12 @@
 /*
  * Copyright 2026 The onenode authors
  *
- * libonenode without a device: feature naming, the CAPS ioctl table,
- * argument checking, error messages, and discovery in a fake /dev/dri made
- * of regular files, links and /dev/null, where no node may ever match.
+ * libonenode without a device: feature, status and fault naming, the
+ * compute-base table and every request number, the report field lists,
+ * argument checking (with /dev/null posing as a compute node), the queue's
+ * ring arithmetic and commit protocol over plain memory, error messages,
+ * and discovery in a fake /dev/dri made of regular files, links and
+ * /dev/null, where no node may ever match.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,71 +87,202 @@ static void test_feature_names(void)
 	CHECK_EQ(onenode_features_string(1, NULL, 8), -EINVAL, "NULL buffer with a length");
 }
 
-static void test_caps_ioctl_table(void)
+static void test_compute_bases(void)
 {
-	unsigned long req = 0;
+	unsigned int base = 1234;
 
-	CHECK_EQ(onenode_caps_ioctl("vcompute", &req), 0, "vcompute has a CAPS ioctl");
-	CHECK(req == DRM_IOCTL_VCOMPUTE_CAPS, "vcompute's is DRM_IOCTL_VCOMPUTE_CAPS");
-	CHECK_EQ(onenode_caps_ioctl("amdgpu", &req), 0, "amdgpu has a CAPS ioctl");
-	CHECK(req == DRM_IOWR(DRM_COMMAND_BASE + 0x1B, struct drm_compute_caps),
-	      "amdgpu's is DRM_COMMAND_BASE + 0x1B");
-	CHECK_EQ(onenode_caps_ioctl("vgem", &req), -EOPNOTSUPP, "vgem has none");
-	CHECK_EQ(onenode_caps_ioctl("vcomput", &req), -EOPNOTSUPP, "prefix is no match");
-	CHECK_EQ(onenode_caps_ioctl(NULL, &req), -EINVAL, "NULL driver");
-	CHECK_EQ(onenode_caps_ioctl("vcompute", NULL), -EINVAL, "NULL request");
+	CHECK_EQ(onenode_compute_base("vcompute", &base), 0, "vcompute has a compute base");
+	CHECK_EQ(base, DRM_VCOMPUTE_COMPUTE_BASE, "vcompute's is DRM_VCOMPUTE_COMPUTE_BASE");
+	CHECK_EQ(onenode_compute_base("amdgpu", &base), 0, "amdgpu has a compute base");
+	CHECK_EQ(base, 0x40, "amdgpu's is 0x40 (the onenode glue)");
+	CHECK_EQ(onenode_compute_base("vgem", &base), -EOPNOTSUPP, "vgem has none");
+	CHECK_EQ(onenode_compute_base("vcomput", &base), -EOPNOTSUPP, "prefix is no match");
+	CHECK_EQ(onenode_compute_base("vcomputex", &base), -EOPNOTSUPP, "longer name is no match");
+	CHECK_EQ(onenode_compute_base(NULL, &base), -EINVAL, "NULL driver");
+	CHECK_EQ(onenode_compute_base("vcompute", NULL), -EINVAL, "NULL base");
 }
 
-static void test_caps_fields(void)
+/* Each op's request from the uapi's own macro, at two bases. */
+static void test_compute_requests(void)
 {
-	struct drm_compute_caps caps = {
-		.flags = 0, .version = 1, .features = 5, .vram_size = 1ULL << 28,
-		.vram_bar_size = 1ULL << 20, .max_queues = 7, .num_priorities = 3,
+#define REQ(name, type) { DRM_COMPUTE_OP_##name, #name, sizeof(struct type) }
+	static const struct {
+		unsigned int op;
+		const char *name;
+		size_t size;
+	} ops[] = {
+		REQ(QUERY, drm_compute_query),
+		REQ(BO_CREATE, drm_compute_bo_create),
+		REQ(BO_MMAP, drm_compute_bo_mmap),
+		REQ(VM_CREATE, drm_compute_vm_create),
+		REQ(VM_DESTROY, drm_compute_vm_destroy),
+		REQ(VM_BIND, drm_compute_vm_bind),
+		REQ(USERQ_CREATE, drm_compute_userq_create),
+		REQ(USERQ_DESTROY, drm_compute_userq_destroy),
+		REQ(USERQ_CONTROL, drm_compute_userq_control),
+		REQ(USERQ_STATE, drm_compute_userq_state),
+		REQ(USERQ_WAIT, drm_compute_userq_wait),
+		REQ(USERQ_SIGNAL, drm_compute_userq_signal),
 	};
-	static const char *const names[] = {
-		"flags", "version", "features", "vram_size", "vram_bar_size",
-		"max_queues", "num_priorities",
-	};
-	const uint64_t values[] = { 0, 1, 5, 1ULL << 28, 1ULL << 20, 7, 3 };
-	struct onenode_caps_field f[ONENODE_CAPS_NFIELDS + 1];
+#undef REQ
+	static const unsigned int bases[] = { DRM_VCOMPUTE_COMPUTE_BASE, 0x40 };
 
-	CHECK_EQ(onenode_caps_fields(&caps, f, ONENODE_CAPS_NFIELDS), ONENODE_CAPS_NFIELDS,
-		 "all fields listed");
-	for (int i = 0; i < ONENODE_CAPS_NFIELDS; i++) {
-		CHECK_STR(f[i].name, names[i], "field %d name", i);
-		CHECK(f[i].value == values[i], "field %s value", names[i]);
-		CHECK_EQ(f[i].is_bytes, i == 3 || i == 4, "field %s unit", names[i]);
-		CHECK(f[i].offset + f[i].size <= offsetof(struct drm_compute_caps, reserved) &&
-		      (f[i].size == 4 || f[i].size == 8), "field %s offset and size", names[i]);
-	}
-	/* Offsets and sizes locate each value: reading back gives the value. */
-	for (int i = 0; i < ONENODE_CAPS_NFIELDS; i++) {
-		const unsigned char *p = (const unsigned char *)&caps + f[i].offset;
-		uint64_t v = 0;
+	CHECK_EQ(sizeof(ops) / sizeof(ops[0]), DRM_COMPUTE_OP_COUNT, "every op is listed here");
+	for (size_t b = 0; b < 2; b++) {
+		for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			unsigned long req = onenode_compute_request(bases[b], ops[i].op);
 
-		if (f[i].size == 4) {
-			uint32_t v32;
-
-			memcpy(&v32, p, 4);
-			v = v32;
-		} else {
-			memcpy(&v, p, 8);
+			CHECK(req == _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+					  DRM_COMMAND_BASE + bases[b] + ops[i].op, ops[i].size) &&
+			      _IOC_NR(req) == DRM_COMMAND_BASE + bases[b] + i,
+			      "base %#x op %s: nr, size and direction", bases[b], ops[i].name);
 		}
-		CHECK(v == f[i].value, "field %s found at its offset", names[i]);
+		CHECK(onenode_compute_request(bases[b], DRM_COMPUTE_OP_COUNT) == 0 &&
+		      onenode_compute_request(bases[b], DRM_COMPUTE_OP_MAX) == 0 &&
+		      onenode_compute_request(bases[b], ~0u) == 0,
+		      "base %#x: unknown ops have no request", bases[b]);
 	}
-	CHECK_EQ(onenode_caps_fields(&caps, f, ONENODE_CAPS_NFIELDS - 1), -EINVAL,
+	/* And against the uapi's macros by name, where a typo would show. */
+	CHECK(onenode_compute_request(0, DRM_COMPUTE_OP_QUERY) == DRM_COMPUTE_IOCTL_QUERY(0) &&
+	      onenode_compute_request(0x40, DRM_COMPUTE_OP_VM_BIND) == DRM_COMPUTE_IOCTL_VM_BIND(0x40) &&
+	      onenode_compute_request(0, DRM_COMPUTE_OP_USERQ_SIGNAL) ==
+	      DRM_COMPUTE_IOCTL_USERQ_SIGNAL(0), "matches DRM_COMPUTE_IOCTL_*()");
+}
+
+/* Read field @f of a report back through its offset and size. */
+static uint64_t field_at(const void *report, const struct onenode_field *f)
+{
+	const unsigned char *p = (const unsigned char *)report + f->offset;
+	uint32_t v32;
+	uint64_t v = 0;
+
+	if (f->size == 4) {
+		memcpy(&v32, p, 4);
+		v = v32;
+	} else if (f->size == 8) {
+		memcpy(&v, p, 8);
+	}
+	return v;
+}
+
+/*
+ * Fields in uapi order, each found at its offset with its value, no two
+ * overlapping, and together covering @covered bytes of the report: a field
+ * added to the uapi without an entry fails here.
+ */
+static void check_fields(const char *what, const void *report, size_t covered,
+			 const struct onenode_field *f, int n,
+			 const char *const *names, const char *const *bytes)
+{
+	size_t sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		int is_bytes = 0;
+
+		for (const char *const *b = bytes; *b; b++)
+			is_bytes |= !strcmp(*b, f[i].name);
+		CHECK_STR(f[i].name, names[i], "%s field %d name", what, i);
+		CHECK(field_at(report, &f[i]) == f[i].value && f[i].value != 0,
+		      "%s.%s found at its offset", what, f[i].name);
+		CHECK_EQ(f[i].is_bytes, is_bytes, "%s.%s unit", what, f[i].name);
+		CHECK(i == 0 || f[i].offset >= f[i - 1].offset + f[i - 1].size,
+		      "%s.%s after the previous field", what, f[i].name);
+		sum += f[i].size;
+	}
+	CHECK_EQ(sum, covered, "%s fields cover the report", what);
+}
+
+static void test_fields(void)
+{
+	struct drm_compute_query_device d = {
+		.features = 5, .vram_size = 1ULL << 28, .vram_bar_size = 1ULL << 20,
+		.placements = 3, .va_start = 1ULL << 16, .va_end = 1ULL << 47,
+		.page_size = 4096,
+	};
+	struct drm_compute_query_userq u = {
+		.caps = 1, .max_queues = 64, .num_priorities = 16, .priority_default = 7,
+		.priority_privileged = 12, .num_cus = 8, .queue_formats = 2,
+		.ring_size_min = 4096, .ring_size_max = 1 << 22, .ctx_save_size = 4096,
+		.doorbell_size = 4096, .hang_timeout_ms = 10000,
+	};
+	static const char *const dnames[] = {
+		"features", "vram_size", "vram_bar_size", "placements", "va_start", "va_end",
+		"page_size",
+	};
+	static const char *const dbytes[] = { "vram_size", "vram_bar_size", "page_size", NULL };
+	static const char *const unames[] = {
+		"caps", "max_queues", "num_priorities", "priority_default",
+		"priority_privileged", "num_cus", "queue_formats", "ring_size_min",
+		"ring_size_max", "ctx_save_size", "doorbell_size", "hang_timeout_ms",
+	};
+	static const char *const ubytes[] = {
+		"ring_size_min", "ring_size_max", "ctx_save_size", "doorbell_size", NULL,
+	};
+	struct onenode_field f[ONENODE_USERQ_NFIELDS + ONENODE_DEVICE_NFIELDS];
+	int n;
+
+	n = onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS);
+	CHECK_EQ(n, ONENODE_DEVICE_NFIELDS, "every DEVICE field listed");
+	if (n == ONENODE_DEVICE_NFIELDS)
+		check_fields("device", &d, sizeof(d) - sizeof(d.pad), f, n, dnames, dbytes);
+	CHECK_EQ(onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS - 1), -EINVAL,
 		 "too small an array");
-	CHECK_EQ(onenode_caps_fields(NULL, f, ONENODE_CAPS_NFIELDS), -EINVAL, "NULL caps");
-	CHECK_EQ(onenode_caps_fields(&caps, NULL, ONENODE_CAPS_NFIELDS), -EINVAL, "NULL out");
+	CHECK_EQ(onenode_device_fields(NULL, f, ONENODE_DEVICE_NFIELDS), -EINVAL, "NULL report");
+	CHECK_EQ(onenode_device_fields(&d, NULL, ONENODE_DEVICE_NFIELDS), -EINVAL, "NULL out");
+
+	n = onenode_userq_fields(&u, f, ONENODE_USERQ_NFIELDS);
+	CHECK_EQ(n, (int)(sizeof(unames) / sizeof(unames[0])), "every USERQ field listed");
+	CHECK(n <= ONENODE_USERQ_NFIELDS, "ONENODE_USERQ_NFIELDS is room enough");
+	if (n == (int)(sizeof(unames) / sizeof(unames[0])))
+		check_fields("userq", &u, sizeof(u), f, n, unames, ubytes);
+	CHECK_EQ(onenode_userq_fields(&u, f, ONENODE_USERQ_NFIELDS - 1), -EINVAL,
+		 "too small an array");
+	CHECK_EQ(onenode_userq_fields(NULL, f, ONENODE_USERQ_NFIELDS), -EINVAL, "NULL report");
+}
+
+static void test_status_fault_names(void)
+{
+	static const char *const statuses[] = {
+		[DRM_COMPUTE_USERQ_STATUS_IDLE] = "idle",
+		[DRM_COMPUTE_USERQ_STATUS_RUNNING] = "running",
+		[DRM_COMPUTE_USERQ_STATUS_SUSPENDED] = "suspended",
+		[DRM_COMPUTE_USERQ_STATUS_FAULTED] = "faulted",
+		[DRM_COMPUTE_USERQ_STATUS_HUNG] = "hung",
+		[DRM_COMPUTE_USERQ_STATUS_LOST] = "lost",
+	};
+	static const char *const faults[] = {
+		[DRM_COMPUTE_FAULT_NONE] = "none",
+		[DRM_COMPUTE_FAULT_UNMAPPED] = "unmapped",
+		[DRM_COMPUTE_FAULT_WRITE] = "write",
+		[DRM_COMPUTE_FAULT_EXEC] = "exec",
+		[DRM_COMPUTE_FAULT_ALIGNMENT] = "alignment",
+		[DRM_COMPUTE_FAULT_PACKET] = "packet",
+		[DRM_COMPUTE_FAULT_WPTR] = "wptr",
+		[DRM_COMPUTE_FAULT_TIMEOUT] = "timeout",
+		[DRM_COMPUTE_FAULT_HANG] = "hang",
+		[DRM_COMPUTE_FAULT_LOST] = "lost",
+	};
+
+	for (uint32_t s = DRM_COMPUTE_USERQ_STATUS_IDLE; s <= DRM_COMPUTE_USERQ_STATUS_LOST; s++)
+		CHECK_STR(onenode_status_name(s), statuses[s], "status %u", s);
+	CHECK_STR(onenode_status_name(0), "unknown", "status 0 has no name");
+	CHECK_STR(onenode_status_name(DRM_COMPUTE_USERQ_STATUS_LOST + 1), "unknown",
+		  "status past the last");
+	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_LOST; r++)
+		CHECK_STR(onenode_fault_name(r), faults[r], "fault %u", r);
+	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_LOST + 1), "unknown", "fault past the last");
+	CHECK_STR(onenode_fault_name(UINT32_MAX), "unknown", "fault UINT32_MAX");
 }
 
 static void test_strerror(void)
 {
 	CHECK_STR(onenode_strerror(0), "success", "0 is success");
-	CHECK_STR(onenode_strerror(-ENOENT), "no such DRM render node", "-ENOENT");
+	CHECK(!strncmp(onenode_strerror(-ENOENT), "no such DRM render node", 23), "-ENOENT");
 	CHECK_STR(onenode_strerror(ENOENT), onenode_strerror(-ENOENT), "sign does not matter");
 	CHECK_STR(onenode_strerror(-ENOTTY), "not a DRM device", "-ENOTTY");
-	CHECK(strstr(onenode_strerror(-EOPNOTSUPP), "CAPS ioctl") != NULL, "-EOPNOTSUPP");
+	CHECK(strstr(onenode_strerror(-EOPNOTSUPP), "no DRM compute uapi known to libonenode") &&
+	      strstr(onenode_strerror(-EOPNOTSUPP), "device does not support"), "-EOPNOTSUPP");
+	CHECK(strstr(onenode_strerror(-EPROTO), "invalid DRM compute report") != NULL, "-EPROTO");
 	CHECK_STR(onenode_strerror(-EACCES), "Permission denied", "others from libc");
 	CHECK_STR(onenode_strerror(-99999), "unknown error", "out of range");
 	CHECK_STR(onenode_strerror(INT_MIN), "unknown error", "INT_MIN");
@@ -208,23 +343,216 @@ static void test_from_fd(void)
 	close(fd);
 }
 
-static void test_query_caps_args(void)
+/* /dev/null posing as a node of @driver: every ioctl fails with -ENOTTY. */
+static void fake_device(struct onenode_device *dev, int fd, const char *driver)
+{
+	memset(dev, 0, sizeof(*dev));
+	dev->fd = fd;
+	strcpy(dev->driver, driver);
+}
+
+static void test_compute_args(void)
 {
 	struct onenode_device dev;
-	struct drm_compute_caps caps;
+	struct drm_compute_query_device d;
+	struct drm_compute_query_userq u;
+	struct drm_compute_userq_state st;
+	struct drm_compute_vm_create vc = { 0 };
+	uint32_t size = 4, handle;
+	uint64_t offset;
+	void *ptr;
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	memset(&dev, 0, sizeof(dev));
-	dev.fd = -1;
-	strcpy(dev.driver, "vcompute");
-	CHECK_EQ(onenode_query_caps(NULL, &caps), -EINVAL, "query_caps NULL dev");
-	CHECK_EQ(onenode_query_caps(&dev, NULL), -EINVAL, "query_caps NULL caps");
-	CHECK_EQ(onenode_query_caps(&dev, &caps), -EINVAL, "query_caps closed dev");
+	fake_device(&dev, -1, "vcompute");
+	CHECK_EQ(onenode_compute_ioctl(NULL, DRM_COMPUTE_OP_VM_CREATE, &vc), -EINVAL, "NULL dev");
+	CHECK_EQ(onenode_compute_ioctl(&dev, DRM_COMPUTE_OP_VM_CREATE, &vc), -EINVAL, "closed dev");
+	CHECK_EQ(onenode_query_device(&dev, &d), -EINVAL, "query on a closed dev");
 
-	dev.fd = fd;
-	CHECK_EQ(onenode_query_caps(&dev, &caps), -ENOTTY, "CAPS ioctl on /dev/null fails");
+	fake_device(&dev, fd, "vcompute");
+	CHECK_EQ(onenode_compute_ioctl(&dev, DRM_COMPUTE_OP_VM_CREATE, NULL), -EINVAL, "NULL arg");
+	CHECK_EQ(onenode_compute_ioctl(&dev, DRM_COMPUTE_OP_COUNT, &vc), -EINVAL, "unknown op");
+	CHECK_EQ(onenode_compute_ioctl(&dev, DRM_COMPUTE_OP_VM_CREATE, &vc), -ENOTTY,
+		 "the ioctl reaches the fd");
+	CHECK_EQ(onenode_query(&dev, DRM_COMPUTE_QUERY_DEVICE, NULL, NULL), -EINVAL, "NULL size");
+	CHECK_EQ(onenode_query(&dev, DRM_COMPUTE_QUERY_DEVICE, NULL, &size), -EINVAL,
+		 "NULL data with a size");
+	CHECK_EQ(onenode_query_device(&dev, NULL), -EINVAL, "NULL report");
+	CHECK_EQ(onenode_query_device(&dev, &d), -ENOTTY, "DEVICE query on /dev/null");
+	CHECK_EQ(onenode_query_userq(&dev, &u), -ENOTTY, "USERQ query on /dev/null");
+	CHECK_EQ(onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_VRAM, NULL), -EINVAL,
+		 "bo_create NULL handle");
+	CHECK_EQ(onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_VRAM, &handle), -ENOTTY,
+		 "bo_create reaches the fd");
+	CHECK_EQ(onenode_bo_mmap_offset(&dev, 1, NULL), -EINVAL, "bo_mmap_offset NULL offset");
+	CHECK_EQ(onenode_bo_mmap_offset(&dev, 1, &offset), -ENOTTY, "bo_mmap_offset");
+	CHECK_EQ(onenode_bo_map(&dev, 1, 0, &ptr), -EINVAL, "bo_map of 0 bytes");
+	CHECK_EQ(onenode_bo_map(&dev, 1, 4096, NULL), -EINVAL, "bo_map NULL ptr");
+	CHECK_EQ(onenode_vm_create(&dev, NULL), -EINVAL, "vm_create NULL id");
+	CHECK_EQ(onenode_vm_map(&dev, 1, 1, 0, 1 << 16, 4096, 0), -ENOTTY, "vm_map");
+	CHECK_EQ(onenode_userq_state(&dev, 1, NULL), -EINVAL, "userq_state NULL state");
+	CHECK_EQ(onenode_userq_state(&dev, 1, &st), -ENOTTY, "userq_state");
+	CHECK_EQ(onenode_userq_wait(&dev, 1, 1, -1), -ENOTTY, "userq_wait forever");
+	CHECK_EQ(onenode_userq_wait(&dev, 1, 1, INT64_MAX), -ENOTTY, "userq_wait, huge timeout");
+	CHECK_EQ(onenode_userq_signal(&dev, 1, 1, 1, 1), -ENOTTY, "userq_signal");
+	CHECK_EQ(onenode_userq_control(&dev, 1, DRM_COMPUTE_USERQ_OP_WAKE), -ENOTTY,
+		 "userq_control");
+
 	strcpy(dev.driver, "vgem");
-	CHECK_EQ(onenode_query_caps(&dev, &caps), -EOPNOTSUPP, "driver without CAPS ioctl");
+	CHECK_EQ(onenode_query_device(&dev, &d), -EOPNOTSUPP, "driver without a compute base");
+	CHECK_EQ(onenode_userq_destroy(&dev, 1), -EOPNOTSUPP, "every op needs the base");
+	close(fd);
+}
+
+/* A queue over plain memory: the ring arithmetic and commit without a device. */
+struct fake_queue {
+	struct onenode_queue q;
+	struct onenode_device dev;
+	uint64_t ring[8];	/* 64 bytes */
+	uint64_t state[3];	/* rptr, fence, wptr (onenode.h) */
+	struct drm_compute_doorbell db;
+};
+
+static void fake_queue_init(struct fake_queue *f, int fd, uint64_t caps)
+{
+	memset(f, 0, sizeof(*f));
+	fake_device(&f->dev, fd, "vcompute");
+	f->q.dev = &f->dev;
+	f->q.id = 1;
+	f->q.ring = f->ring;
+	f->q.ring_size = sizeof(f->ring);
+	f->q.rptr = &f->state[0];
+	f->q.fence = &f->state[1];
+	f->q.fence_va = 0x10008;
+	f->q.doorbell = &f->db;
+	f->q.caps = caps;
+	f->q.format = DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE;
+}
+
+static void test_queue_emit(void)
+{
+	struct fake_queue f;
+	uint64_t pkt[8];
+	int ok = 1;
+
+	fake_queue_init(&f, -1, 0);
+	for (int i = 0; i < 8; i++)
+		pkt[i] = 0x1111111111111111ULL * (uint64_t)(i + 1);
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 0), -EINVAL, "empty packet");
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 9), -EINVAL, "packet larger than the ring");
+	CHECK_EQ(onenode_queue_emit(&f.q, NULL, 1), -EINVAL, "NULL packet");
+	CHECK_EQ(onenode_queue_emit(NULL, pkt, 1), -EINVAL, "NULL queue");
+
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 5), 0, "5 words into an empty ring of 8");
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 4), -ENOSPC, "4 more do not fit");
+	CHECK_EQ(f.q.wptr, 40, "a refused packet leaves wptr");
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 3), 0, "3 more fill the ring exactly");
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 1), -ENOSPC, "a full ring takes nothing");
+
+	/* The queue read 6 words: a 4-word packet wraps from word 0 of the ring. */
+	f.state[0] = 48;
+	memset(f.ring, 0, sizeof(f.ring));
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 4), 0, "4 words after the read pointer moved");
+	CHECK_EQ(f.q.wptr, 96, "wptr counts up without wrapping");
+	for (int i = 0; i < 4; i++)
+		ok &= f.ring[i] == pkt[i];
+	CHECK(ok, "the packet starts at the ring offset wptr %% size");
+
+	/* A packet that straddles the end: 2 words at the end, 1 at the start. */
+	fake_queue_init(&f, -1, 0);
+	f.q.wptr = f.state[0] = 48;
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 3), 0, "3 words from offset 48 of 64");
+	CHECK(f.ring[6] == pkt[0] && f.ring[7] == pkt[1] && f.ring[0] == pkt[2] &&
+	      f.ring[1] == 0, "the packet wraps in two parts");
+
+	/* A read pointer ahead of the write pointer is garbage: no room. */
+	fake_queue_init(&f, -1, 0);
+	f.state[0] = 8;
+	CHECK_EQ(onenode_queue_emit(&f.q, pkt, 1), -ENOSPC, "rptr past wptr refused");
+}
+
+static void test_queue_commit(void)
+{
+	struct fake_queue f;
+	uint64_t pkt[1] = { 0 };
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	/* Without NEED_WAKEUP the word after the wptr is never read. */
+	fake_queue_init(&f, fd, 0);
+	onenode_queue_emit(&f.q, pkt, 1);
+	f.db.flags = DRM_COMPUTE_DOORBELL_NEED_WAKEUP;
+	CHECK_EQ(onenode_queue_commit(&f.q), 0, "commit without the capability");
+	CHECK_EQ(f.db.wptr, 8, "wptr published to the doorbell");
+	CHECK_EQ(f.q.wakeups, 0, "flags ignored without DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP");
+	CHECK_EQ(f.state[2], 0, "no wptr in memory without WPTR_MEMORY");
+
+	/* With it: a clear flag costs nothing, a set flag calls WAKE. */
+	fake_queue_init(&f, fd, DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP);
+	onenode_queue_emit(&f.q, pkt, 1);
+	CHECK_EQ(onenode_queue_commit(&f.q), 0, "no flag: no system call");
+	CHECK_EQ(f.q.wakeups, 0, "no wake-up");
+	f.db.flags = DRM_COMPUTE_DOORBELL_NEED_WAKEUP;
+	CHECK_EQ(onenode_queue_commit(&f.q), -ENOTTY, "flag set: WAKE issued (fails on /dev/null)");
+	CHECK_EQ(f.q.wakeups, 1, "the wake-up is counted");
+
+	fake_queue_init(&f, fd, DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY);
+	onenode_queue_emit(&f.q, pkt, 1);
+	onenode_queue_emit(&f.q, pkt, 1);
+	CHECK_EQ(onenode_queue_commit(&f.q), 0, "commit with WPTR_MEMORY");
+	CHECK(f.state[2] == 16 && f.db.wptr == 16, "wptr in memory and in the doorbell");
+
+	/* AMD's CP counts dwords: 16 bytes are published as 4. */
+	fake_queue_init(&f, fd, DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY);
+	f.q.format = DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4;
+	onenode_queue_emit(&f.q, pkt, 2);
+	CHECK_EQ(onenode_queue_commit(&f.q), 0, "commit in dwords");
+	CHECK(f.state[2] == 4 && f.db.wptr == 4, "AMD pointers are in dwords");
+	CHECK_EQ(onenode_queue_commit(NULL), -EINVAL, "commit NULL");
+	close(fd);
+}
+
+static void test_queue_fence(void)
+{
+	struct vcompute_pkt_fence p;
+	struct fake_queue f;
+
+	fake_queue_init(&f, -1, 0);
+	CHECK_EQ(onenode_queue_fence(&f.q), 1, "first fence is 1");
+	CHECK_EQ(onenode_queue_fence(&f.q), 2, "then 2");
+	memcpy(&p, (char *)f.ring + sizeof(p), sizeof(p));
+	CHECK(p.header.opcode == VCOMPUTE_PKT_FENCE && p.header.size_qw == 3 &&
+	      p.va == 0x10008 && p.value == 2, "a vcompute FENCE packet at the fence slot");
+	CHECK_EQ(f.q.wptr, 2 * sizeof(p), "two packets emitted");
+	CHECK_EQ(onenode_queue_fence(&f.q), 0, "ring full: no fence");
+	CHECK_EQ(f.q.fence_value, 2, "fence_value unchanged");
+
+	fake_queue_init(&f, -1, 0);
+	f.q.format = DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4;
+	CHECK_EQ(onenode_queue_fence(&f.q), 0, "no fence packet for other formats");
+	CHECK_EQ(f.q.wptr, 0, "nothing emitted");
+}
+
+static void test_queue_args(void)
+{
+	struct onenode_queue_params p = { .va = 1 << 20 };
+	struct onenode_device dev;
+	struct onenode_queue q;
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int fds = count_fds();
+
+	fake_device(&dev, fd, "vcompute");
+	CHECK_EQ(onenode_queue_init(NULL, &dev, 1, &p), -EINVAL, "NULL queue");
+	CHECK_EQ(onenode_queue_init(&q, NULL, 1, &p), -EINVAL, "NULL device");
+	CHECK_EQ(onenode_queue_init(&q, &dev, 1, NULL), -EINVAL, "NULL params");
+	p.va = 0;
+	CHECK_EQ(onenode_queue_init(&q, &dev, 1, &p), -EINVAL, "va 0");
+	p.va = 1 << 20;
+	CHECK_EQ(onenode_queue_init(&q, &dev, 1, &p), -ENOTTY, "the device query fails first");
+	CHECK(q.dev == NULL && q.id == 0 && q.ring == NULL, "a failed init leaves a zeroed queue");
+	onenode_queue_fini(&q);
+	onenode_queue_fini(NULL);
+	CHECK_EQ(onenode_queue_va_size(&dev, 0), 0, "no VA size without a device");
+	CHECK_EQ(onenode_queue_wait(NULL, 1, 0), -EINVAL, "wait on NULL");
+	CHECK_EQ(count_fds(), fds, "no fd leaked");
 	close(fd);
 }
 
@@ -296,12 +624,18 @@ int main(void)
 		perror("symlink");
 
 	test_feature_names();
-	test_caps_ioctl_table();
-	test_caps_fields();
+	test_compute_bases();
+	test_compute_requests();
+	test_fields();
+	test_status_fault_names();
 	test_strerror();
 	test_open_path(tmp);
 	test_from_fd();
-	test_query_caps_args();
+	test_compute_args();
+	test_queue_emit();
+	test_queue_commit();
+	test_queue_fence();
+	test_queue_args();
 	test_open_driver(tmp);
 
 	/* Clean up the fake directory. */

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "onenode.h"
 #include "state.hpp"
 #include "topology.hpp"
 
@@ -98,7 +99,27 @@ int HostExporter::allocate(size_t size, ExportedBuffer *out, std::string *why)
 
 int RenderNodeExporter::allocate(size_t, ExportedBuffer *, std::string *why)
 {
-	*why = node_ + ": the render node has no NIC-memory allocation ioctl yet";
+	// What the node can do comes from its DEVICE query report (libonenode).
+	onenode_device dev;
+	int ret = onenode_open_path(node_.c_str(), &dev);
+	if (ret) {
+		*why = node_ + ": " + onenode_strerror(ret);
+		return ret;
+	}
+	drm_compute_query_device report;
+	ret = onenode_query_device(&dev, &report);
+	const std::string name = node_ + " (" + dev.driver + ")";
+	onenode_close(&dev);
+	if (ret) {
+		*why = name + ": no DRM compute DEVICE report: " + onenode_strerror(ret);
+		return ret;
+	}
+	char features[128];
+	onenode_features_string(report.features, features, sizeof(features));
+	if (!(report.features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
+		*why = name + ": the device does not report p2p-export (features: " + features + ")";
+	else
+		*why = name + ": reports p2p-export, but libvkp2p has no allocation path for it yet";
 	return -EOPNOTSUPP;
 }
 

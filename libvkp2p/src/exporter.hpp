@@ -11,7 +11,8 @@
 // - RenderNodeExporter: device memory of the render node that belongs to
 //   the Vulkan physical device (the P2P path). The render node's
 //   NIC-memory allocation uapi comes with later kernel work; until then it
-//   reports why it cannot allocate.
+//   reports why it cannot allocate, from the node's DRM compute DEVICE
+//   report read through libonenode (no compute uapi, no p2p-export feature).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -58,6 +59,8 @@ public:
 	int allocate(size_t size, ExportedBuffer *out, std::string *why) override;
 };
 
+// Returns -EOPNOTSUPP (or the error of opening or querying the node) with
+// @why naming the node, its driver and the reason.
 class RenderNodeExporter final : public MemoryExporter {
 public:
 	explicit RenderNodeExporter(std::string render_node) : node_(std::move(render_node)) {}
