@@ -606,7 +606,7 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 
 	/* Started before it is published, so no ioctl sees it unstarted. */
 	cdev->ops->userq_start(q);
-	ret = xa_alloc(&cfile->queues, &q->id, q, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&cfile->queues, &q->id, q, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
 	if (ret) {
 		/* Never published: stop it, and the file's reference goes. */
 		drm_compute_userq_remove(q, -ECANCELED);
@@ -646,9 +646,12 @@ int drm_compute_userq_destroy_ioctl(struct drm_compute_file *cfile, void *data)
 	if (args->pad)
 		return -EINVAL;
 	mutex_lock(&cfile->lock);
-	q = xa_erase(&cfile->queues, args->queue_id);
-	if (q)
+	/* Never erase what is not there: index 0 is the reserved one. */
+	q = xa_load(&cfile->queues, args->queue_id);
+	if (q) {
+		xa_erase(&cfile->queues, args->queue_id);
 		drm_compute_userq_remove(q, -ECANCELED);
+	}
 	mutex_unlock(&cfile->lock);
 	return q ? 0 : -ENOENT;
 }

@@ -124,7 +124,7 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 	vm->cfile = cfile;
 	vm->num_queues = 0;
 	kref_init(&vm->ref);
-	ret = xa_alloc(&cfile->vms, &vm->id, vm, xa_limit_32b, GFP_KERNEL);
+	ret = xa_alloc(&cfile->vms, &vm->id, vm, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
 	if (ret) {
 		drm_compute_vm_put(vm);
 		goto out;

@@ -163,6 +163,9 @@ static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 	unsigned long i, n = bo->base.size >> PAGE_SHIFT;
 	int ret;
 
+	/* Larger than the whole device memory: full, as the uapi says. */
+	if (bo->base.size > vdev->config.vram_size)
+		return -ENOSPC;
 	mutex_lock(&vdev->vram_lock);
 	ret = gpu_buddy_alloc_blocks(&vdev->vram, 0, vdev->config.vram_size,
 				     bo->base.size, PAGE_SIZE, &bo->blocks, 0);

@@ -169,7 +169,8 @@ void vcompute_userq_free(struct drm_compute_userq *cq)
 
 	drm_gem_object_put(&q->doorbell->base);
 	kfree(q->cus);
-	kfree(q);
+	/* Lookups by id may still be reading its reference count. */
+	kfree_rcu(q, base.rcu);
 }
 
 struct ctx_io {

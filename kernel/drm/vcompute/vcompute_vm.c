@@ -149,7 +149,8 @@ static void vcompute_gpuvm_free(struct drm_gpuvm *gpuvm)
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
 
 	pt_free(vm->root, PT_LEVELS - 1);
-	kfree(vm);
+	/* Lookups by id may still be reading its reference count. */
+	kfree_rcu(vm, compute.rcu);
 }
 
 static const struct drm_compute_gpuvm_funcs vcompute_gpuvm_funcs = {

@@ -381,7 +381,7 @@ static void amdgpu_compute_vm_free(struct drm_compute_vm *vm)
 			       "compute: VM teardown left page-table updates pending\n");
 	mutex_unlock(&link->lock);
 	kref_put(&link->ref, amdgpu_compute_link_release);
-	kfree(cvm);
+	kfree_rcu(cvm, base.rcu);	/* lookups by id run under RCU */
 }
 
 static int amdgpu_compute_bind(struct drm_compute_vm *vm,
@@ -718,7 +718,7 @@ static void amdgpu_compute_queue_free(struct drm_compute_userq *q)
 	amdgpu_compute_unpin_ptr(&aq->fence_bo);
 	amdgpu_compute_unpin_ptr(&aq->wptr_bo);
 	amdgpu_compute_unpin_ptr(&aq->rptr_bo);
-	kfree(aq);
+	kfree_rcu(aq, base.rcu);	/* lookups by id run under RCU */
 }
 
 /* A control ioctl may reach a queue that a destroy just stopped. */

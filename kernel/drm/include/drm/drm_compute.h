@@ -177,7 +177,9 @@ struct drm_compute_ops {
 	struct drm_compute_vm *(*vm_create)(struct drm_compute_file *cfile);
 	/**
 	 * @vm_free: USERQ, mandatory. The last reference to @vm is gone: tear
-	 * down its mappings and free it. No queue runs on it any more.
+	 * down its mappings and free it. No queue runs on it any more. The
+	 * memory of @vm must be freed after an RCU grace period (kfree_rcu()
+	 * on &drm_compute_vm.rcu): lookups by id run under RCU.
 	 */
 	void (*vm_free)(struct drm_compute_vm *vm);
 	/**
@@ -213,7 +215,8 @@ struct drm_compute_ops {
 	void (*userq_stop)(struct drm_compute_userq *q);
 	/**
 	 * @userq_free: USERQ, mandatory. Free the driver's queue; the last
-	 * reference is gone and @userq_stop ran.
+	 * reference is gone and @userq_stop ran. As for @vm_free, the memory
+	 * goes after an RCU grace period (&drm_compute_userq.rcu).
 	 */
 	void (*userq_free)(struct drm_compute_userq *q);
 	/**
@@ -314,6 +317,8 @@ struct drm_compute_vm {
 	u32 id;
 	/** @num_queues: queues running on the VM, protected by @cfile's lock. */
 	u32 num_queues;
+	/** @rcu: for the driver's kfree_rcu() in &drm_compute_ops.vm_free. */
+	struct rcu_head rcu;
 };
 
 /**
@@ -375,6 +380,8 @@ struct drm_compute_userq {
 	u64 hang_progress;
 	/** @hang_since: jiffies since which @hang_progress has not moved. */
 	unsigned long hang_since;
+	/** @rcu: for the driver's kfree_rcu() in &drm_compute_ops.userq_free. */
+	struct rcu_head rcu;
 };
 
 int drm_compute_device_init(struct drm_compute_device *cdev,
