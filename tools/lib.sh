@@ -54,15 +54,22 @@ install_guest_shims() {
 	mkdir -p "$TREE/etc/lvm"
 }
 
-# ensure_tree: the Debian 13 tree, remade only when tools/packages.txt
+# ensure_tree: the Debian 13 tree (make_tree), the guest's stand-ins
+# (install_guest_shims) and upstream IGT in /opt/igt (ensure_igt).
+ensure_tree() {
+	make_tree
+	install_guest_shims
+	ensure_igt
+}
+
+# make_tree: the packages of the tree, remade only when tools/packages.txt
 # changes. When packages were only added, they are installed into the
 # existing tree instead (seconds instead of a minute).
-ensure_tree() {
+make_tree() {
 	local want have pkgs added
 	want=$(tree_hash)
 	have=$(cat "$CACHE/trixie.stamp" 2>/dev/null || true)
 	if [ "$want" = "$have" ] && [ -x "$TREE/usr/bin/meson" ]; then
-		install_guest_shims
 		return 0
 	fi
 	need_root
@@ -78,7 +85,6 @@ ensure_tree() {
 			chroot "$TREE" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $added >/dev/null
 			grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
 			echo "$want" >"$CACHE/trixie.stamp"
-			install_guest_shims
 			return 0
 		fi
 	fi
@@ -94,7 +100,6 @@ ensure_tree() {
 	mv "$TREE.new" "$TREE"
 	grep -v '^#' "$ONENODE_SRC/tools/packages.txt" >"$CACHE/trixie.packages"
 	echo "$want" >"$CACHE/trixie.stamp"
-	install_guest_shims
 }
 
 # in_tree CMD...: run CMD inside the tree, as root, with the repo at
@@ -120,18 +125,112 @@ in_tree() {
 	' in_tree "$TREE" "$ONENODE_SRC" "$CACHE" "$T_REPO" "$T_CACHE" "$@"
 }
 
-# apt_download SUITE DIR PKG[=VERSION]: download one package of another suite
+# apt_download SUITE DIR PKG[=VERSION]...: download packages of another suite
 # of this machine's archive into DIR, through a private apt configuration
-# (no change to the host's apt).
+# (no change to the host's apt, and the host's dpkg state is not read).
+# Valid-Until is not checked: a mirror frozen in time serves an expired
+# Release file for sid; its signature is still checked.
 apt_download() {
-	local suite=$1 dir=$2 pkg=$3 a=$CACHE/apt-$1
+	local suite=$1 dir=$2 a=$CACHE/apt-$1
+	shift 2
 	mkdir -p "$a/lists/partial" "$dir"
 	echo "deb $(archive_uri) $suite main" >"$a/sources.list"
 	mkdir -p "$a/cache/archives/partial"
 	local opts=(-o Dir::Etc::SourceList="$a/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" -o APT::Get::List-Cleanup=0)
+		-o Dir::State::Lists="$a/lists" -o Dir::Cache="$a/cache" -o APT::Get::List-Cleanup=0
+		-o Dir::State::Status=/dev/null -o Acquire::Check-Valid-Until=false)
 	apt-get "${opts[@]}" update -qq >&2
-	(cd "$dir" && apt-get "${opts[@]}" download "$pkg" >&2)
+	(cd "$dir" && apt-get "${opts[@]}" download "$@" >&2)
+}
+
+# Upstream IGT in the tree, for the guest (igt-tests/upstream/run.sh runs
+# its generic DRM tests against vcompute). Debian 13 has no IGT; unstable's
+# binaries need only glibc 2.38 and one library newer than trixie's
+# (libdrm-amdgpu1 >= 2.4.125). Those debs are unpacked into the private
+# prefix /opt/igt of the tree, so no dpkg-managed file changes (trixie's
+# libdrm-dev pins its own libdrm-amdgpu1); IGT's other runtime libraries
+# are trixie packages in tools/packages.txt. Pinned; the debs are cached.
+IGT_VERSION=2.5-1
+IGT_DRM_AMDGPU_VERSION=2.4.134-3
+IGT_PREFIX=/opt/igt
+IGT_DEBS="igt-gpu-tools=$IGT_VERSION igt-gpu-tools-tests=$IGT_VERSION libdrm-amdgpu1=$IGT_DRM_AMDGPU_VERSION"
+
+# igt_unmet_depends DEB...: the Depends of the DEBs that the tree's
+# installed packages do not satisfy, one a line. Not checked: what /opt/igt
+# itself holds, intel-gpu-tools (a metapackage) and libxv1 (only the
+# intel-gpu-overlay tool links it).
+igt_unmet_depends() {
+	local deb dep alt name have ok alts own=" igt-gpu-tools intel-gpu-tools libdrm-amdgpu1 libxv1 "
+	for deb in "$@"; do dpkg-deb -f "$deb" Depends | tr ',' '\n'; done |
+		sed 's/^ *//; s/ *$//' | sort -u | while IFS= read -r dep; do
+		ok=0
+		IFS='|' read -ra alts <<<"$dep"
+		for alt in "${alts[@]}"; do
+			alt=$(echo "$alt")
+			name=${alt%% *}
+			case $own in *" $name "*) ok=1; break ;; esac
+			have=$(dpkg-query --admindir="$TREE/var/lib/dpkg" -W -f='${db:Status-Abbrev}${Version}' "$name" 2>/dev/null || true)
+			[[ $have == 'ii '* ]] || continue
+			if [[ $alt =~ \(([\<\>=]+)\ *([^\)]+)\) ]] &&
+				! dpkg --compare-versions "${have#ii }" "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"; then
+				continue
+			fi
+			ok=1; break
+		done
+		[ $ok = 1 ] || echo "$dep"
+	done
+}
+
+# ensure_igt: upstream IGT (IGT_DEBS) unpacked into $TREE/opt/igt with an
+# env.sh to source; redone when the pins change or the tree was remade.
+# Fails when the archive no longer has a pinned version, when the tree lacks
+# a runtime library, or when a test of igt-tests/upstream/tests.txt is
+# missing or does not resolve its libraries.
+ensure_igt() {
+	local dir=$TREE$IGT_PREFIX debs=$CACHE/work/debs p missing=() files=() unmet
+	[ "$(cat "$dir/VERSION" 2>/dev/null)" = "$IGT_DEBS" ] && return 0
+	need_root
+	for p in $IGT_DEBS; do
+		files+=("$debs/${p%%=*}_${p#*=}_amd64.deb")
+		[ -f "${files[-1]}" ] || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		log "downloading upstream IGT from Debian unstable: ${missing[*]}"
+		apt_download sid "$debs" "${missing[@]}" ||
+			die "Debian unstable at $(archive_uri) does not offer ${missing[*]}; pin versions it has (IGT_VERSION, IGT_DRM_AMDGPU_VERSION in tools/lib.sh)"
+		for p in "${files[@]}"; do [ -f "$p" ] || die "apt-get download left no $p"; done
+	fi
+	unmet=$(igt_unmet_depends "${files[@]}")
+	# shellcheck disable=SC2086 # one line
+	[ -z "$unmet" ] || die "IGT $IGT_VERSION needs what the tree lacks (add it to tools/packages.txt): $(echo $unmet)"
+	log "unpacking IGT $IGT_VERSION into the tree ($IGT_PREFIX)"
+	rm -rf "$dir.new" && mkdir -p "$dir.new"
+	for p in "${files[@]}"; do
+		dpkg-deb --fsys-tarfile "$p" | tar -x -C "$dir.new" --strip-components=2 ./usr/
+	done
+	rm -rf "$dir.new/share/doc" "$dir.new/share/lintian" "$dir.new/share/man"
+	cat >"$dir.new/env.sh" <<-ENVSH
+	# . $IGT_PREFIX/env.sh: upstream IGT from Debian unstable ($IGT_DEBS),
+	# unpacked by ./onenode (tools/lib.sh, ensure_igt). The binaries have no
+	# RPATH: libigt.so.0 and the newer libdrm_amdgpu.so.1 are found here.
+	export LD_LIBRARY_PATH=$IGT_PREFIX/lib/x86_64-linux-gnu\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+	export PATH=$IGT_PREFIX/bin:$IGT_PREFIX/libexec/igt-gpu-tools:\$PATH
+	export IGT_DATA_PATH=$IGT_PREFIX/share/igt-gpu-tools
+	ENVSH
+	# Every test the guest runs must resolve its libraries in the tree.
+	local bins=("$IGT_PREFIX.new/lib/x86_64-linux-gnu/libigt.so.0") t out
+	while read -r t _; do
+		case $t in '' | '#'*) continue ;; esac
+		[ -x "$dir.new/libexec/igt-gpu-tools/$t" ] || die "IGT $IGT_VERSION has no test '$t' (igt-tests/upstream/tests.txt)"
+		bins+=("$IGT_PREFIX.new/libexec/igt-gpu-tools/$t")
+	done <"$ONENODE_SRC/igt-tests/upstream/tests.txt"
+	out=$(chroot "$TREE" /usr/bin/env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="$IGT_PREFIX.new/lib/x86_64-linux-gnu" \
+		ldd "${bins[@]}" 2>&1) || die "ldd on IGT's binaries in the tree failed: $out"
+	if grep -q 'not found' <<<"$out"; then
+		die "IGT's binaries miss libraries in the tree: $(grep 'not found' <<<"$out" | sort -u | tr -s ' \t' ' ')"
+	fi
+	echo "$IGT_DEBS" >"$dir.new/VERSION"
+	rm -rf "$dir" && mv "$dir.new" "$dir"
 }
 
 # fetch_kernel: linux-source-7.3 from trixie-backports, through a private apt
@@ -601,18 +700,27 @@ cmd_test() {
 
 	if [ $vm = 1 ]; then
 		for flavor in debug $([ $leaks = 1 ] && echo leaks); do
-			log "VM ($flavor kernel): KUnit at boot, then the 'vm' suite"
+			log "VM ($flavor kernel): KUnit at boot, the 'vm' suite, then upstream IGT's generic DRM tests"
 			local vmrc=0
 			mark=$(wc -l <"$RESULTS")
 			cmd_vm --flavor "$flavor" --kunit -- tools/guest/test-batch.sh "$T_CACHE/vm/last" || vmrc=$?
 			local out=$CACHE/work/vm/last
 			in_tree "$(results_tool)" ktap "kunit-$flavor" "$T_CACHE/vm/last/dmesg.txt" >>"$RESULTS" || true
 			in_tree "$(results_tool)" meson "vm-$flavor" "$T_CACHE/vm/last/vm.json" >>"$RESULTS" || true
+			in_tree "$(results_tool)" igt "vm-$flavor/igt-upstream" "$T_CACHE/vm/last/igt-upstream" \
+				"$T_REPO/igt-tests/upstream/expected.txt" >>"$RESULTS" || true
 			# Without the node every device test would merely skip.
 			if [ -s "$out/device.txt" ]; then
 				result PASS "vm-$flavor/vcompute-probed"
 			else
 				result FAIL "vm-$flavor/vcompute-probed"
+			fi
+			# tools/guest/run.sh unloads the project's modules after the batch.
+			if [ "$(cat "$out/unload.txt" 2>/dev/null)" = ok ]; then
+				result PASS "vm-$flavor/module-unload"
+			else
+				result FAIL "vm-$flavor/module-unload"
+				log "module unload: $(cat "$out/unload.txt" 2>/dev/null || echo 'no report')"
 			fi
 			if [ -s "$out/splats.txt" ] || [ -s "$out/kmemleak.txt" ] || [ ! -f "$out/rc" ]; then
 				result FAIL "vm-$flavor/kernel-log-clean"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # The test batch of one VM boot (./onenode test): every meson test of the
-# 'vm' suite in the plain build. KUnit already ran during boot; its results
-# are in the kernel log that tools/guest/run.sh saves.
+# 'vm' suite in the plain build, then upstream IGT's generic DRM tests
+# (igt-tests/upstream/run.sh, results in OUTDIR/igt-upstream). KUnit already
+# ran during boot; its results are in the kernel log that
+# tools/guest/run.sh saves.
 #
 # The device tests skip (exit 77) where no vcompute render node exists, which
 # is right on a host but wrong here: the debug kernel has vcompute built in.
@@ -25,4 +27,8 @@ rm -f "$build/meson-logs/vm.json"
 meson test -C "$build" --suite vm --no-rebuild --print-errorlogs --logbase vm \
 	--num-processes 1 --timeout-multiplier 4 || rc=$?
 cp "$build/meson-logs/vm.json" "$out/vm.json" 2>/dev/null
+# Upstream IGT: each test's result is counted on the host (onenode-results
+# igt, with igt-tests/upstream/expected.txt); this fails only when the run
+# could not start.
+"$(dirname "$0")/../../igt-tests/upstream/run.sh" "$out" || rc=1
 exit $rc

@@ -4,16 +4,31 @@
 //
 //   onenode-results meson STAGE testlog.json   meson's JSON-lines test log
 //   onenode-results ktap STAGE dmesg.txt       KUnit's KTAP output in a kernel log
+//   onenode-results igt STAGE DIR EXPECTED     upstream IGT binaries run by
+//                                              igt-tests/upstream/run.sh
 //
 // A meson test counts once per IGT subtest ("Subtest X: SUCCESS|FAIL|SKIP",
 // dynamic subtests separately) or GoogleTest case ("[       OK ] S.C") found
 // in its output, else once; a test that failed without a failing case inside
 // adds a FAIL of its own (a crash after the last case, a sanitizer report).
 // KTAP counts leaf tests only: suites and parameterized parents aggregate.
+//
+// igt reads DIR/index.txt ("TEST EXIT-STATUS SECONDS" lines) and each
+// DIR/TEST.txt, counted like a meson test's IGT output; a subtest that
+// started and never reported fails (the binary crashed or was killed), so
+// does one of DIR/TEST.list (the test's subtests, listed when it failed)
+// that never started, and so does a test whose output says IGT opened no
+// device. EXPECTED lists "TEST/SUBTEST skip|fail|flaky REASON": an expected
+// skip or failure counts as a SKIP with its reason; a listed result that
+// passes, or skips where it should fail (or the reverse), fails, as does an
+// entry that matches no result; "flaky" (timing under emulation) lets a
+// result pass, or fail as a SKIP with its reason. Any other skip fails:
+// every test in the list is meant to run on vcompute.
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -25,7 +40,16 @@ namespace {
 struct Result {
 	std::string verdict; // PASS, FAIL, SKIP
 	std::string name;
+	std::string note;    // printed after the name, in parentheses
 };
+
+void print(std::ostream &out, const Result &r)
+{
+	out << r.verdict << ' ' << r.name;
+	if (!r.note.empty())
+		out << " (" << r.note << ')';
+	out << '\n';
+}
 
 // Minimal reader for the string fields of one flat JSON object per line.
 std::optional<std::string> json_string(std::string_view line, std::string_view key)
@@ -130,35 +154,82 @@ bool gtest_line(std::string_view line, std::string &name, std::string &verdict)
 	return true;
 }
 
-std::vector<Result> cases_in_output(const std::string &test, const std::string &out)
+// The cases in a test's output. With unfinished set, a subtest or dynamic
+// subtest that started and never reported counts as a FAIL (the binary
+// crashed or was killed in it).
+std::vector<Result> cases_in_output(const std::string &test, const std::string &out,
+				    bool unfinished = false)
 {
 	std::vector<Result> res;
 	std::istringstream in(out);
-	std::string line, subtest, name, verdict;
+	std::string line, subtest, name, verdict, open_subtest, open_dynamic;
 	bool dynamic = false, dynamic_failed = false;
+	auto close_open = [&] {
+		if (!open_dynamic.empty())
+			res.push_back({"FAIL", test + "/" + open_subtest + "@" + open_dynamic,
+				       "started, no result"});
+		else if (!open_subtest.empty())
+			res.push_back({"FAIL", test + "/" + open_subtest,
+				       "started, no result"});
+		open_subtest.clear();
+		open_dynamic.clear();
+	};
 	while (std::getline(in, line)) {
 		if (starts_with(line, "Starting subtest: ")) {
+			if (unfinished)
+				close_open();
 			subtest = trim(std::string_view(line).substr(18));
+			open_subtest = subtest;
 			dynamic = dynamic_failed = false;
+		} else if (starts_with(line, "Starting dynamic subtest: ")) {
+			open_dynamic = trim(std::string_view(line).substr(26));
 		} else if (igt_line(line, "Dynamic subtest ", name, verdict)) {
-			res.push_back({verdict, test + "/" + subtest + "@" + name});
+			res.push_back({verdict, test + "/" + subtest + "@" + name, {}});
 			dynamic = true;
 			dynamic_failed |= verdict == "FAIL";
+			open_dynamic.clear();
 		} else if (igt_line(line, "Subtest ", name, verdict)) {
 			// A parent counts only through its dynamic subtests, unless
 			// it failed outside them.
 			if (!dynamic || (verdict == "FAIL" && !dynamic_failed))
-				res.push_back({verdict, test + "/" + name});
+				res.push_back({verdict, test + "/" + name, {}});
+			open_subtest.clear();
+			open_dynamic.clear();
 		} else if (gtest_line(line, name, verdict)) {
-			res.push_back({verdict, test + "/" + name});
+			res.push_back({verdict, test + "/" + name, {}});
 		}
 	}
+	if (unfinished)
+		close_open();
 	return res;
+}
+
+// The results of one test: its cases, else the test itself by its outcome
+// (ok, skip, else failed: what, e.g. "TIMEOUT"); a test that failed without
+// a failing case adds a FAIL of its own. detailed (the igt mode) adds
+// unfinished subtests and names what failed a test without cases.
+void test_results(const std::string &test, const std::string &output, bool ok, bool skip,
+		  const std::string &what, bool detailed, std::vector<Result> &res)
+{
+	auto cases = cases_in_output(test, output, detailed);
+	bool case_failed = false;
+	for (auto &c : cases) {
+		case_failed |= c.verdict == "FAIL";
+		if (c.note == "started, no result")
+			c.note += "; the test: " + what;
+		res.push_back(std::move(c));
+	}
+	if (cases.empty())
+		res.push_back({ok ? "PASS" : skip ? "SKIP" : "FAIL", test,
+			       ok || skip || !detailed ? std::string() : what});
+	else if (!ok && !skip && !case_failed)
+		res.push_back({"FAIL", test, what + " outside its cases"});
 }
 
 int meson(const std::string &stage, std::istream &in, std::ostream &out)
 {
 	std::string line;
+	std::vector<Result> res;
 	int n = 0;
 	while (std::getline(in, line)) {
 		auto name = json_string(line, "name");
@@ -169,20 +240,162 @@ int meson(const std::string &stage, std::istream &in, std::ostream &out)
 		// meson names a test "project:suite / name": keep the name.
 		if (size_t sep = name->rfind(" / "); sep != std::string::npos)
 			name->erase(0, sep + 3);
-		const std::string test = stage + "/" + *name;
-		auto cases = cases_in_output(test, json_string(line, "stdout").value_or(""));
-		bool case_failed = false;
-		for (const auto &c : cases) {
-			out << c.verdict << ' ' << c.name << '\n';
-			case_failed |= c.verdict == "FAIL";
-		}
 		const bool ok = *result == "OK" || *result == "EXPECTEDFAIL";
 		const bool skip = *result == "SKIP";
-		if (cases.empty())
-			out << (ok ? "PASS" : skip ? "SKIP" : "FAIL") << ' ' << test << '\n';
-		else if (!ok && !skip && !case_failed)
-			out << "FAIL " << test << " (" << *result << " outside its cases)\n";
+		test_results(stage + "/" + *name, json_string(line, "stdout").value_or(""), ok, skip,
+			     *result, false, res);
 	}
+	for (const auto &r : res)
+		print(out, r);
+	if (n == 0) {
+		out << "FAIL " << stage << "/no-tests-ran\n";
+		return 1;
+	}
+	return 0;
+}
+
+struct Expectation {
+	std::string verdict; // SKIP, FAIL, or FLAKY (PASS or FAIL)
+	std::string reason;
+	bool matched = false;
+};
+
+// Lines "TEST/SUBTEST skip|fail|flaky REASON"; '#' starts a comment line.
+// On a malformed line, error says why and the map is incomplete.
+std::map<std::string, Expectation> read_expected(std::istream &in, std::string &error)
+{
+	std::map<std::string, Expectation> exp;
+	std::string line;
+	for (int no = 1; std::getline(in, line); no++) {
+		std::string_view l = trim(line);
+		if (l.empty() || l.front() == '#')
+			continue;
+		std::istringstream fields{std::string(l)};
+		std::string name, kind, reason;
+		fields >> name >> kind;
+		std::getline(fields, reason);
+		reason = trim(reason);
+		if ((kind != "skip" && kind != "fail" && kind != "flaky") || reason.empty() ||
+		    exp.count(name)) {
+			error = "line " + std::to_string(no) +
+				": want 'TEST/SUBTEST skip|fail|flaky REASON', once per name";
+			return exp;
+		}
+		exp[name] = {kind == "skip" ? "SKIP" : kind == "fail" ? "FAIL" : "FLAKY", reason};
+	}
+	return exp;
+}
+
+// IGT's messages when it found no device to open (lib/drmtest.c,
+// lib/igt_device_scan.c, tests/core_hotunplug.c).
+const char *const no_device_markers[] = {
+	"No known gpu found", "No card matches the filter", "No known DRM device found",
+	"No known DRM render device found", "Filter not valid",
+};
+
+int igt(const std::string &stage, const std::string &dir, std::istream &expected_in,
+	std::ostream &out)
+{
+	std::string error;
+	auto expected = read_expected(expected_in, error);
+	if (!error.empty()) {
+		out << "FAIL " << stage << "/expected-list (" << error << ")\n";
+		return 1;
+	}
+	std::ifstream index(dir + "/index.txt");
+	if (!index) {
+		out << "FAIL " << stage << "/log-missing\n";
+		std::cerr << "onenode-results: cannot read " << dir << "/index.txt\n";
+		return 1;
+	}
+	std::vector<Result> res;
+	std::string line;
+	int n = 0;
+	bool setup_failed = false;
+	while (std::getline(index, line)) {
+		std::istringstream fields(line);
+		std::string test;
+		int status = -1;
+		if (line.empty() || line[0] == '#' || !(fields >> test >> status) ||
+		    test.find('/') != std::string::npos)
+			continue;
+		n++;
+		std::ifstream log(dir + "/" + test + ".txt");
+		std::stringstream output;
+		output << log.rdbuf();
+		const std::string text = output.str();
+		std::string what = "exit status " + std::to_string(status);
+		if (status == 124 || status == 137)
+			what += ", killed at the time limit";
+		if (test == "setup") {
+			// run.sh could not start: its reason instead of the tests.
+			res.push_back({"FAIL", stage + "/setup", text.substr(0, text.find('\n'))});
+			setup_failed = true;
+			continue;
+		}
+		test_results(stage + "/" + test, text, status == 0, status == 77, what, true, res);
+		// A test that exited early (an abort, a kill) never reached some
+		// subtests: run.sh then lists them all in TEST.list.
+		std::ifstream list(dir + "/" + test + ".list");
+		for (std::string sub; std::getline(list, sub);) {
+			sub = trim(sub);
+			if (!sub.empty() && text.find("Starting subtest: " + sub + "\n") == std::string::npos &&
+			    text.find("Subtest " + sub + ": ") == std::string::npos)
+				res.push_back({"FAIL", stage + "/" + test + "/" + sub,
+					       "not run: the test ended before it; " + what});
+		}
+		for (const char *m : no_device_markers) {
+			size_t at = text.find(m);
+			if (at == std::string::npos)
+				continue;
+			size_t end = text.find('\n', at);
+			res.push_back({"FAIL", stage + "/" + test + "/device-open",
+				       "IGT opened no device: " + text.substr(at, end - at)});
+			break;
+		}
+	}
+	const std::string prefix = stage + "/";
+	for (auto &r : res) {
+		auto e = expected.find(r.name.substr(prefix.size()));
+		if (e == expected.end()) {
+			if (r.verdict == "SKIP") {
+				r.verdict = "FAIL";
+				r.note = "unexpected skip: fix it, or list it with its reason in expected.txt";
+			}
+		} else {
+			Expectation &x = e->second;
+			const std::string kind = x.verdict == "SKIP" ? "skip" : "failure";
+			x.matched = true;
+			if (x.verdict == "FLAKY" && r.verdict != "SKIP") {
+				// A pass counts as one; a failure is shown with its reason.
+				if (r.verdict == "FAIL") {
+					r.verdict = "SKIP";
+					r.note = "failed, listed as flaky: " + x.reason;
+				}
+			} else if (x.verdict == "FLAKY") {
+				r.verdict = "FAIL";
+				r.note = "skipped, but expected.txt lists it as flaky (passing or failing): " +
+					 x.reason;
+			} else if (r.verdict == x.verdict) {
+				r.verdict = "SKIP";
+				r.note = "expected " + kind + ": " + x.reason;
+			} else if (r.verdict == "PASS") {
+				r.verdict = "FAIL";
+				r.note = "passes, but expected.txt expects a " + kind +
+					 ": remove it from the list";
+			} else {
+				r.note = (r.verdict == "SKIP" ? "skipped" : "failed") +
+					 std::string(", but expected.txt expects a ") + kind + ": " +
+					 x.reason;
+				r.verdict = "FAIL";
+			}
+		}
+		print(out, r);
+	}
+	for (const auto &[name, x] : expected)
+		if (!x.matched && !setup_failed)
+			out << "FAIL " << prefix << name
+			    << " (listed in expected.txt, but no such result: remove it from the list)\n";
 	if (n == 0) {
 		out << "FAIL " << stage << "/no-tests-ran\n";
 		return 1;
@@ -278,17 +491,21 @@ int ktap(const std::string &stage, std::istream &in, std::ostream &out)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		std::cerr << "usage: onenode-results meson|ktap STAGE FILE\n";
+	const std::string mode = argc > 1 ? argv[1] : "";
+	if (argc != (mode == "igt" ? 5 : 4)) {
+		std::cerr << "usage: onenode-results meson|ktap STAGE FILE\n"
+			     "       onenode-results igt STAGE DIR EXPECTED\n";
 		return 2;
 	}
-	const std::string mode = argv[1], stage = argv[2];
-	std::ifstream in(argv[3]);
+	const std::string stage = argv[2];
+	std::ifstream in(argv[mode == "igt" ? 4 : 3]);
 	if (!in) {
-		std::cout << "FAIL " << stage << "/log-missing\n";
-		std::cerr << "onenode-results: cannot read " << argv[3] << '\n';
+		std::cout << "FAIL " << stage << (mode == "igt" ? "/expected-list" : "/log-missing") << '\n';
+		std::cerr << "onenode-results: cannot read " << argv[mode == "igt" ? 4 : 3] << '\n';
 		return 1;
 	}
+	if (mode == "igt")
+		return igt(stage, argv[3], in, std::cout);
 	if (mode == "meson")
 		return meson(stage, in, std::cout);
 	if (mode == "ktap")
