@@ -613,9 +613,10 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		mutex_unlock(&cfile->lock);
 		return ret;
 	}
+	/* Once unlocked, a concurrent destroy of the new id may free @q. */
+	args->queue_id = q->id;
 	mutex_unlock(&cfile->lock);
 
-	args->queue_id = q->id;
 	args->doorbell_offset = db_offset;
 	args->doorbell_pos = db_pos;
 	return 0;

@@ -486,6 +486,7 @@ struct drm_compute_doorbell {
  * &drm_compute_query_userq.ctx_save_size where the device needs one (or
  * given where it needs none), a CU mask whose @cu_mask_count is not a
  * multiple of 32 or is larger than the device's CU count rounded up to 32,
+ * that is not zero with a zero @cu_mask_ptr,
  * which sets a bit past the last CU or which enables no CU, non-zero @pad
  * or out fields; -EFAULT for an unreadable @cu_mask_ptr; -EACCES for a
  * privileged priority without CAP_SYS_NICE; -ENOSPC when the file has
@@ -575,12 +576,12 @@ struct drm_compute_userq_destroy {
  * DRM_COMPUTE_USERQ_OP_SUSPEND - stop the queue at a point it can resume
  * from, saving its context (to the context save area where it has one);
  * when the ioctl returns the queue touches no memory. Fails with -EINVAL
- * on a queue that is already suspended or dead.
+ * on a queue that is already suspended, -EIO on a dead one.
  */
 #define DRM_COMPUTE_USERQ_OP_SUSPEND	1
 /**
  * DRM_COMPUTE_USERQ_OP_RESUME - continue a suspended queue from its saved
- * context. Fails with -EINVAL on a queue that is not suspended.
+ * context. Fails with -EINVAL on an active queue, -EIO on a dead one.
  */
 #define DRM_COMPUTE_USERQ_OP_RESUME	2
 /**

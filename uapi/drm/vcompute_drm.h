@@ -280,9 +280,16 @@ struct vcompute_ctx_save {
 	__u32 version;
 	/** @rptr: the read pointer: the packet the queue is in. */
 	__u64 rptr;
-	/** @progress: bytes or elements of that packet already done. */
+	/**
+	 * @progress: how much of that packet is done: bytes for COPY and FILL
+	 * and for a CRC32C DISPATCH, workgroups for the other DISPATCH
+	 * kernels, 0 for the rest.
+	 */
 	__u64 progress;
-	/** @state: packet-specific state (a partial CRC). */
+	/**
+	 * @state: packet-specific state: the running CRC of a CRC32C
+	 * DISPATCH (not yet inverted), the nanoseconds a WAIT_MEM has waited.
+	 */
 	__u64 state;
 	/** @saves: how many times this queue was suspended. */
 	__u64 saves;

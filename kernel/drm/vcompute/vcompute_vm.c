@@ -68,7 +68,8 @@ static u64 *pt_leaf(struct vcompute_vm *vm, u64 va, bool alloc)
 
 			if (!alloc)
 				return NULL;
-			next = (u64 *)get_zeroed_page(GFP_KERNEL);
+			/* Userspace makes these: charge them to it. */
+			next = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 			if (!next)
 				return ERR_PTR(-ENOMEM);
 			*entry = (u64)(uintptr_t)next;
@@ -179,7 +180,7 @@ struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile)
 	vm = kzalloc_obj(*vm);
 	if (!vm)
 		return ERR_PTR(-ENOMEM);
-	vm->root = (u64 *)get_zeroed_page(GFP_KERNEL);
+	vm->root = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
 	r_obj = drm_gpuvm_resv_object_alloc(drm);
 	if (!vm->root || !r_obj) {
 		if (r_obj)
