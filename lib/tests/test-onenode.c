@@ -473,7 +473,7 @@ static void test_queue_emit(void)
 static void test_queue_commit(void)
 {
 	struct fake_queue f;
-	uint64_t pkt[1] = { 0 };
+	uint64_t pkt[2] = { 0 };
 	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
 	/* Without NEED_WAKEUP the word after the wptr is never read. */
