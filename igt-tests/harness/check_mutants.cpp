@@ -2,8 +2,8 @@
 /*
  * Copyright 2026 The onenode authors
  *
- * check_mutants VCOMPUTE_CAPS CAPS_MUTANTS_SO: runs vcompute_caps under
- * each mutant of caps_mutants.so (LD_PRELOAD, ONENODE_CAPS_MUTANT=name) and
+ * check_mutants COMPUTE_QUERY QUERY_MUTANTS_SO: runs compute_query under
+ * each mutant of query_mutants.so (LD_PRELOAD, ONENODE_QUERY_MUTANT=name) and
  * requires the subtests meant to catch it to fail. Exit status: 0 when
  * every mutant is caught, 1 when one survives, 77 when the vcompute render
  * node is absent, 2 on a usage error.
@@ -34,31 +34,28 @@ struct Mutant {
 	std::vector<std::string> must_fail;	// results that must be FAIL
 };
 
-std::vector<std::string> reserved()
-{
-	std::vector<std::string> r;
-	for (int i = 0; i < 6; i++)
-		r.push_back(std::format("reserved-{}", i));
-	return r;
-}
-
 std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string> &b)
 {
 	a.insert(a.end(), b.begin(), b.end());
 	return a;
 }
 
+// The dynamic subtests that size-zero, size-short and size-long run per query.
+const std::vector<std::string> per_query = {"device", "userq"};
+
 const std::vector<Mutant> mutants = {
-	{"accept-input", {"--run-subtest", "invalid-*"},
-	 std::vector<std::string>{"invalid-flags", "invalid-fields", "flags", "version", "features",
-				  "vram-size", "vram-bar-size", "max-queues", "num-priorities"} +
-		 reserved()},
-	{"write-on-reject", {"--run-subtest", "invalid-fields", "--dynamic-subtest", "reserved-*"},
-	 std::vector<std::string>{"invalid-fields"} + reserved()},
-	{"overrun", {"--run-subtest", "old-userspace"}, {"old-userspace", "size-0", "size-4", "size-48"}},
-	{"unknown-feature", {"--run-subtest", "basic"}, {"basic"}},
-	{"bar-exceeds-vram", {"--run-subtest", "basic"}, {"basic"}},
-	{"dirty-reserved", {"--run-subtest", "basic"}, {"basic"}},
+	{"accept-input", {"--run-subtest", "invalid-fields,unknown-query"},
+	 {"invalid-fields", "pad", "reserved", "unknown-query"}},
+	{"write-on-reject", {"--run-subtest", "invalid-fields,unknown-query,null-data"},
+	 {"invalid-fields", "pad", "reserved", "unknown-query", "null-data"}},
+	{"overrun", {"--run-subtest", "size-short"}, std::vector<std::string>{"size-short"} + per_query},
+	{"size-zero-writes", {"--run-subtest", "size-zero"}, std::vector<std::string>{"size-zero"} + per_query},
+	{"long-size-echo", {"--run-subtest", "size-long"}, std::vector<std::string>{"size-long"} + per_query},
+	{"efault-ignored", {"--run-subtest", "bad-pointer"}, {"bad-pointer", "read-only", "unmapped"}},
+	{"unknown-feature", {"--run-subtest", "basic-device"}, {"basic-device"}},
+	{"bar-exceeds-vram", {"--run-subtest", "basic-device"}, {"basic-device"}},
+	{"dirty-pad", {"--run-subtest", "basic-device"}, {"basic-device"}},
+	{"bad-priorities", {"--run-subtest", "basic-userq"}, {"basic-userq"}},
 	{"flaky", {"--run-subtest", "race-separate-fds"}, {"race-separate-fds"}},
 };
 
@@ -70,7 +67,7 @@ int check_mutants(const std::string &test, const std::string &lib)
 		std::vector<std::string> argv{test};
 		argv.insert(argv.end(), m.args.begin(), m.args.end());
 		const ChildResult r = run_child(argv, {
-			.env = {{"ONENODE_CAPS_MUTANT", m.name},
+			.env = {{"ONENODE_QUERY_MUTANT", m.name},
 				{"LD_PRELOAD", lib},
 				// The ASan runtime would insist on coming first.
 				{"ASAN_OPTIONS", std::string(asan ? asan : "") + ":verify_asan_link_order=0"}},
@@ -116,7 +113,7 @@ int check_mutants(const std::string &test, const std::string &lib)
 int main(int argc, char **argv)
 {
 	if (argc != 3) {
-		std::cerr << "usage: check_mutants VCOMPUTE_CAPS CAPS_MUTANTS_SO\n";
+		std::cerr << "usage: check_mutants COMPUTE_QUERY QUERY_MUTANTS_SO\n";
 		return 2;
 	}
 	try {

@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * IGT test of hot-unplug on vcompute: an instance made through configfs
+ * (/sys/kernel/config/vcompute/<name>) is unplugged under its clients by
+ * writing 0 to its enabled attribute, the faux bus's only removal path,
+ * and plugged again. Each subtest holds one kind of client when the device
+ * goes: none, an idle open file, CPU mappings of buffers, queues running
+ * work with a waiter, an exported dma-buf mapped by another process. The
+ * clients must see -ENODEV, SIGBUS or -EIO, never a crash; the kernel log
+ * must stay clean (the test batch's gate); and once every client is gone
+ * the module's reference count is back where it was, so no file or
+ * dma-buf leaked. The last subtest unloads and reloads the module itself:
+ * refused while a file is open, done once it is closed.
+ */
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "igt_core.h"
+#include "drmtest.h"
+#include "ioctl_wrappers.h"
+
+#include "compute_igt.h"
+
+IGT_TEST_DESCRIPTION("Checks hot-unplug of a vcompute instance through "
+		     "configfs under each kind of client (none, an open file, "
+		     "CPU mappings, running queues and a waiter, an exported "
+		     "dma-buf in another process), that a replugged device "
+		     "works, that nothing leaks a module reference, and that "
+		     "the module unloads only once its last file is closed.");
+
+#define CONFIGFS	"/sys/kernel/config/vcompute"
+#define INSTANCE	"hp"
+#define REFCNT		"/sys/module/vcompute/refcnt"
+
+static long refcnt_base = -1;
+
+static long module_refcnt(void)
+{
+	long n = -1;
+	FILE *f = fopen(REFCNT, "r");
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+static void write_attr(const char *name, const char *attr, const char *value)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), CONFIGFS "/%s/%s", name, attr);
+	fd = open(path, O_WRONLY);
+	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
+	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
+		     "write %s to %s: %s\n", value, path, strerror(errno));
+	close(fd);
+}
+
+/* The render node of instance @name, or "" when it has none. */
+static void instance_node(const char *name, char *node, size_t len)
+{
+	char want[64], link[PATH_MAX], path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/drm");
+
+	node[0] = '\0';
+	snprintf(want, sizeof(want), "vcompute.%s", name);
+	igt_assert(d);
+	while ((e = readdir(d))) {
+		ssize_t n;
+
+		if (strncmp(e->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/drm/%s/device", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (!strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, want)) {
+			snprintf(node, len, "/dev/dri/%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+}
+
+static void plug(bool on)
+{
+	write_attr(INSTANCE, "enabled", on ? "1" : "0");
+}
+
+/* Create the instance and open its render node into @cd. */
+static void instance_up(struct compute_dev *cd)
+{
+	char node[PATH_MAX];
+	int ret;
+
+	if (mkdir(CONFIGFS "/" INSTANCE, 0755))
+		igt_assert_eq(errno, EEXIST);
+	write_attr(INSTANCE, "vram_mib", "32");
+	plug(true);
+	instance_node(INSTANCE, node, sizeof(node));
+	igt_assert_f(node[0], "no render node for vcompute." INSTANCE "\n");
+
+	memset(cd, 0, sizeof(*cd));
+	cd->fd = open(node, O_RDWR | O_CLOEXEC);
+	igt_assert_fd(cd->fd);
+	ret = onenode_device_from_fd(cd->fd, &cd->dev);
+	igt_assert_eq(ret, 0);
+	igt_assert_eq(onenode_query_device(&cd->dev, &cd->info), 0);
+	igt_assert(cd->info.features & DRM_COMPUTE_FEATURE_USERQ);
+	igt_assert_eq(onenode_query_userq(&cd->dev, &cd->uq), 0);
+}
+
+/* After every client is gone: remove the instance, check the refcount. */
+static void instance_gone(void)
+{
+	char node[PATH_MAX];
+
+	plug(false);
+	instance_node(INSTANCE, node, sizeof(node));
+	igt_assert_f(!node[0], "%s still there after unplug\n", node);
+	igt_assert_eq(rmdir(CONFIGFS "/" INSTANCE), 0);
+	igt_assert_f(module_refcnt() == refcnt_base,
+		     "module refcount %ld, was %ld: a file or dma-buf leaked\n",
+		     module_refcnt(), refcnt_base);
+}
+
+/* A device whose ioctls answer -ENODEV. */
+static void assert_unplugged(const struct compute_dev *cd)
+{
+	struct drm_compute_query_device d;
+
+	igt_assert_eq(onenode_query_device(&cd->dev, &d), -ENODEV);
+}
+
+static sigjmp_buf bus_jmp;
+
+static void on_sigbus(int sig)
+{
+	siglongjmp(bus_jmp, sig);
+}
+
+/* Whether touching @p raises SIGBUS. */
+static bool touch_faults(volatile uint32_t *p)
+{
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	bool faulted;
+
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(bus_jmp, 1) == 0) {
+		(void)*p;
+		faulted = false;
+	} else {
+		faulted = true;
+	}
+	sigaction(SIGBUS, &old, NULL);
+	return faulted;
+}
+
+static void unplug_idle(void)
+{
+	struct compute_dev cd;
+
+	instance_up(&cd);
+	close(cd.fd);
+	plug(false);
+	/* Plugged again, a new device works. */
+	instance_up(&cd);
+	close(cd.fd);
+	instance_gone();
+}
+
+static void unplug_open_file(void)
+{
+	struct compute_dev cd, again;
+	uint32_t vm;
+
+	instance_up(&cd);
+	vm = compute_vm(&cd);
+	plug(false);
+	assert_unplugged(&cd);
+	igt_assert_eq(onenode_vm_destroy(&cd.dev, vm), -ENODEV);
+	close(cd.fd);
+	instance_up(&again);
+	compute_vm_destroy(&again, compute_vm(&again));
+	close(again.fd);
+	instance_gone();
+}
+
+static void unplug_mapped(uint64_t placement)
+{
+	struct compute_dev cd;
+	uint32_t h;
+	uint32_t *p;
+
+	instance_up(&cd);
+	h = compute_bo(&cd, 4 * COMPUTE_PAGE, placement);
+	p = compute_bo_map(&cd, h, 4 * COMPUTE_PAGE);
+	p[0] = 0xfeedf00d;
+	igt_assert(!touch_faults(p));
+	plug(false);
+	igt_assert_f(touch_faults(p), "a mapping of an unplugged device still works\n");
+	igt_assert_f(touch_faults(p + COMPUTE_PAGE / sizeof(*p)),
+		     "an untouched page still maps\n");
+	munmap(p, 4 * COMPUTE_PAGE);
+	close(cd.fd);
+	instance_gone();
+}
+
+static void unplug_queues(void)
+{
+	struct compute_dev cd;
+	struct compute_queue cq[2];
+	struct compute_buf flag;
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS], target;
+	uint32_t vm;
+	int i;
+
+	instance_up(&cd);
+	vm = compute_vm(&cd);
+	compute_buf_init(&cd, vm, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM,
+			 COMPUTE_BUF_VA(0), DRM_COMPUTE_VM_BIND_NOEXEC, &flag);
+	for (i = 0; i < 2; i++) {
+		struct onenode_queue_params p = {
+			.va = COMPUTE_QUEUE_VA(i),
+			.priority = ONENODE_PRIORITY_DEFAULT,
+		};
+
+		compute_queue_init(&cd, vm, &p, &cq[i]);
+		/* A wait that nothing will satisfy, then a fence behind it. */
+		compute_emit(&cq[i], pkt, onenode_pkt_wait_mem(pkt, flag.va, VCOMPUTE_WAIT_EQ,
+							      1, ~0ull, 0, 0));
+	}
+	target = compute_submit(&cq[0]);
+	compute_submit(&cq[1]);
+
+	igt_fork(child, 1) {
+		/* The waiter learns the queue is lost. */
+		igt_assert_eq(onenode_userq_wait(&cd.dev, cq[0].q.id, target,
+						 COMPUTE_TIMEOUT_MS * 1000000ll), -EIO);
+	}
+	compute_sleep_ms(300);
+	plug(false);
+	igt_waitchildren();
+	assert_unplugged(&cd);
+
+	igt_assert_eq(onenode_userq_destroy(&cd.dev, cq[0].q.id), -ENODEV);
+	/*
+	 * Userspace tears down what it made: its mappings go, the ioctls
+	 * on the way fail with -ENODEV; the close frees the rest.
+	 */
+	for (i = 0; i < 2; i++)
+		onenode_queue_fini(&cq[i].q);
+	munmap(flag.cpu, flag.size);
+	close(cd.fd);
+	instance_gone();
+}
+
+static void unplug_exported(void)
+{
+	struct compute_dev cd;
+	uint32_t h, *p;
+	int dmabuf, ready[2], go[2];
+	char c;
+
+	instance_up(&cd);
+	h = compute_bo(&cd, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_VRAM);
+	p = compute_bo_map(&cd, h, COMPUTE_PAGE);
+	p[0] = 0x5eed5eed;
+	munmap(p, COMPUTE_PAGE);
+	igt_assert_eq(drmPrimeHandleToFD(cd.fd, h, DRM_CLOEXEC | DRM_RDWR, &dmabuf), 0);
+	igt_assert_eq(pipe(ready), 0);
+	igt_assert_eq(pipe(go), 0);
+
+	igt_fork(child, 1) {
+		volatile uint32_t *m;
+
+		/* Another process holds the dma-buf and maps it. */
+		close(cd.fd);
+		m = mmap(NULL, COMPUTE_PAGE, PROT_READ, MAP_SHARED, dmabuf, 0);
+		igt_assert(m != MAP_FAILED);
+		igt_assert_eq_u32(m[0], 0x5eed5eed);
+		igt_assert_eq(write(ready[1], "r", 1), 1);
+		igt_assert_eq(read(go[0], &c, 1), 1);
+		igt_assert_f(touch_faults(m), "the importer's mapping outlived the device\n");
+		munmap((void *)m, COMPUTE_PAGE);
+		close(dmabuf);
+	}
+	igt_assert_eq(read(ready[0], &c, 1), 1);
+	/* The exporter goes first: only the dma-buf holds the buffer. */
+	close(dmabuf);
+	close(cd.fd);
+	plug(false);
+	igt_assert_eq(write(go[1], "g", 1), 1);
+	igt_waitchildren();
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	instance_gone();
+}
+
+static int delete_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+static void module_cycle(void)
+{
+	const char *kbuild = getenv("ONENODE_KBUILD");
+	char path[PATH_MAX];
+	struct compute_dev cd;
+	int ko, ret;
+
+	igt_require_f(kbuild, "ONENODE_KBUILD (set in the VM) names the kernel build\n");
+	snprintf(path, sizeof(path), "%s/drivers/gpu/drm/vcompute/vcompute.ko", kbuild);
+	ko = open(path, O_RDONLY | O_CLOEXEC);
+	igt_require_f(ko >= 0, "%s: %s\n", path, strerror(errno));
+	/* The KUnit module uses vcompute's symbols; it ran already. */
+	ret = delete_module("vcompute_packet_test");
+	igt_assert(ret == 0 || ret == -ENOENT);
+
+	compute_open(&cd);
+	igt_assert_eq(delete_module("vcompute"), -EWOULDBLOCK);
+	compute_close(&cd);
+	igt_assert_eq(delete_module("vcompute"), 0);
+	igt_assert(access("/sys/devices/faux/vcompute.0", F_OK));
+
+	igt_assert_eq(syscall(SYS_finit_module, ko, "", 0), 0);
+	close(ko);
+	compute_open(&cd);
+	compute_vm_destroy(&cd, compute_vm(&cd));
+	compute_close(&cd);
+}
+
+igt_main
+{
+	igt_fixture {
+		igt_require_f(access(CONFIGFS, F_OK) == 0, "vcompute with configfs is loaded\n");
+		/* A leftover of an earlier run. */
+		if (access(CONFIGFS "/" INSTANCE, F_OK) == 0) {
+			plug(false);
+			rmdir(CONFIGFS "/" INSTANCE);
+		}
+		refcnt_base = module_refcnt();
+		igt_assert(refcnt_base >= 0);
+	}
+
+	igt_describe("Unplug with no client; a replugged device works.");
+	igt_subtest("unplug-idle")
+		unplug_idle();
+
+	igt_describe("Unplug under an idle open file: its ioctls fail with -ENODEV; "
+		     "closing it frees everything.");
+	igt_subtest("unplug-open-file")
+		unplug_open_file();
+
+	igt_describe("Unplug under CPU mappings of buffers: touching them raises "
+		     "SIGBUS, touched and untouched pages alike.");
+	igt_subtest_with_dynamic("unplug-mapped") {
+		igt_dynamic("vram")
+			unplug_mapped(DRM_COMPUTE_PLACEMENT_VRAM);
+		igt_dynamic("system")
+			unplug_mapped(DRM_COMPUTE_PLACEMENT_SYSTEM);
+	}
+
+	igt_describe("Unplug under two queues stalled in WAIT_MEM with a waiter in "
+		     "USERQ_WAIT: the waiter returns -EIO, the queues' ioctls -ENODEV.");
+	igt_subtest("unplug-running-queues")
+		unplug_queues();
+
+	igt_describe("Unplug while another process holds and maps an exported "
+		     "dma-buf after the exporter closed: its mapping faults SIGBUS, "
+		     "and its close releases the last reference.");
+	igt_subtest("unplug-exported-dmabuf")
+		unplug_exported();
+
+	igt_describe("rmmod vcompute is refused while a file is open and succeeds "
+		     "once it is closed; the reloaded module's device works.");
+	igt_subtest("module-unload-reload")
+		module_cycle();
+}

@@ -1,0 +1,812 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * Helpers shared by the IGT tests of the DRM compute uapi; see
+ * compute_igt.h.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+#include <linux/sync_file.h>
+#include <xf86drm.h>
+
+#include "igt_core.h"
+
+#include "compute_igt.h"
+#include "onenode_igt.h"
+
+/**
+ * compute_open - open the vcompute render node and read its reports
+ * @cd: filled
+ *
+ * Skips when there is no vcompute render node.
+ */
+void compute_open(struct compute_dev *cd)
+{
+	int ret;
+
+	memset(cd, 0, sizeof(*cd));
+	cd->fd = onenode_open_render("vcompute");
+	ret = onenode_device_from_fd(cd->fd, &cd->dev);
+	igt_assert_f(ret == 0, "onenode_device_from_fd: %s\n", onenode_strerror(ret));
+	ret = onenode_query_device(&cd->dev, &cd->info);
+	igt_assert_f(ret == 0, "DEVICE query: %s\n", onenode_strerror(ret));
+	if (cd->info.features & DRM_COMPUTE_FEATURE_USERQ) {
+		ret = onenode_query_userq(&cd->dev, &cd->uq);
+		igt_assert_f(ret == 0, "USERQ query: %s\n", onenode_strerror(ret));
+	}
+}
+
+/**
+ * compute_open_file - open another file of the same render node
+ * @cd: an open device
+ * @other: filled; its objects are independent of @cd's
+ */
+void compute_open_file(const struct compute_dev *cd, struct compute_dev *other)
+{
+	int ret;
+
+	memset(other, 0, sizeof(*other));
+	igt_assert(cd->dev.path[0]);
+	other->fd = open(cd->dev.path, O_RDWR | O_CLOEXEC);
+	igt_assert_fd(other->fd);
+	ret = onenode_device_from_fd(other->fd, &other->dev);
+	igt_assert_f(ret == 0, "onenode_device_from_fd: %s\n", onenode_strerror(ret));
+	other->info = cd->info;
+	other->uq = cd->uq;
+}
+
+/** compute_close - close the file of @cd; its objects go with it. */
+void compute_close(struct compute_dev *cd)
+{
+	if (cd->fd >= 0)
+		close(cd->fd);
+	cd->fd = -1;
+	cd->dev.fd = -1;
+}
+
+/** compute_require_userq - skip unless the device reports user queues. */
+void compute_require_userq(const struct compute_dev *cd)
+{
+	igt_require_f(cd->info.features & DRM_COMPUTE_FEATURE_USERQ,
+		      "the device does not report DRM_COMPUTE_FEATURE_USERQ\n");
+}
+
+/**
+ * compute_ioctl - compute operation @op with @arg as it is
+ *
+ * Returns: 0 or the negative errno.
+ */
+int compute_ioctl(const struct compute_dev *cd, unsigned int op, void *arg)
+{
+	return onenode_compute_ioctl(&cd->dev, op, arg);
+}
+
+/**
+ * compute_expect_rejected - the operation must fail with @err and hand
+ * the argument back byte for byte as it went in (a rejected call writes
+ * nothing).
+ */
+void compute_expect_rejected(const struct compute_dev *cd, unsigned int op,
+			     const void *arg, size_t size, int err)
+{
+	unsigned char buf[256];
+
+	igt_assert_lte_u64(size, sizeof(buf));
+	memcpy(buf, arg, size);
+	igt_assert_eq(compute_ioctl(cd, op, buf), err);
+	igt_assert_f(memcmp(buf, arg, size) == 0,
+		     "op %#x: a rejected argument came back modified\n", op);
+}
+
+/** compute_now_ns - CLOCK_MONOTONIC in ns. */
+uint64_t compute_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** compute_abs_timeout - the absolute CLOCK_MONOTONIC time @rel_ns from now. */
+int64_t compute_abs_timeout(uint64_t rel_ns)
+{
+	return (int64_t)(compute_now_ns() + rel_ns);
+}
+
+/** compute_sleep_ms - sleep, restarting after signals. */
+void compute_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000l };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- buffers and VMs ---- */
+
+/** compute_bo - create a buffer; returns its handle. */
+uint32_t compute_bo(const struct compute_dev *cd, uint64_t size, uint64_t placement)
+{
+	uint32_t handle = 0;
+	int ret = onenode_bo_create(&cd->dev, size, placement, &handle);
+
+	igt_assert_f(ret == 0, "BO_CREATE of %" PRIu64 " bytes, placement %#" PRIx64 ": %s\n",
+		     size, placement, onenode_strerror(ret));
+	igt_assert_neq_u32(handle, 0);
+	return handle;
+}
+
+/** compute_bo_map - map @size bytes of a buffer, shared and read/write. */
+void *compute_bo_map(const struct compute_dev *cd, uint32_t handle, uint64_t size)
+{
+	void *ptr = NULL;
+	int ret = onenode_bo_map(&cd->dev, handle, size, &ptr);
+
+	igt_assert_f(ret == 0, "mapping handle %u: %s\n", handle, onenode_strerror(ret));
+	return ptr;
+}
+
+/** compute_bo_close - close a GEM handle. */
+void compute_bo_close(const struct compute_dev *cd, uint32_t handle)
+{
+	int ret = onenode_bo_close(&cd->dev, handle);
+
+	igt_assert_f(ret == 0, "GEM_CLOSE %u: %s\n", handle, onenode_strerror(ret));
+}
+
+/** compute_vm - create a GPU VM; returns its id. */
+uint32_t compute_vm(const struct compute_dev *cd)
+{
+	uint32_t vm = 0;
+	int ret = onenode_vm_create(&cd->dev, &vm);
+
+	igt_assert_f(ret == 0, "VM_CREATE: %s\n", onenode_strerror(ret));
+	igt_assert_neq_u32(vm, 0);
+	return vm;
+}
+
+/** compute_vm_destroy - destroy a GPU VM. */
+void compute_vm_destroy(const struct compute_dev *cd, uint32_t vm)
+{
+	int ret = onenode_vm_destroy(&cd->dev, vm);
+
+	igt_assert_f(ret == 0, "VM_DESTROY %u: %s\n", vm, onenode_strerror(ret));
+}
+
+/** compute_map - VM_BIND MAP that must succeed. */
+void compute_map(const struct compute_dev *cd, uint32_t vm, uint32_t handle,
+		 uint64_t bo_offset, uint64_t va, uint64_t range, uint64_t flags)
+{
+	int ret = onenode_vm_map(&cd->dev, vm, handle, bo_offset, va, range, flags);
+
+	igt_assert_f(ret == 0, "MAP handle %u +%#" PRIx64 " at %#" PRIx64 " (+%#" PRIx64
+		     ", flags %#" PRIx64 "): %s\n", handle, bo_offset, va, range, flags,
+		     onenode_strerror(ret));
+}
+
+/** compute_unmap - VM_BIND UNMAP that must succeed. */
+void compute_unmap(const struct compute_dev *cd, uint32_t vm, uint64_t va,
+		   uint64_t range)
+{
+	int ret = onenode_vm_unmap(&cd->dev, vm, va, range);
+
+	igt_assert_f(ret == 0, "UNMAP %#" PRIx64 " +%#" PRIx64 ": %s\n", va, range,
+		     onenode_strerror(ret));
+}
+
+/**
+ * compute_buf_init - create a buffer, map it for the CPU and, with a
+ * non-zero @vm, bind it at @va with @flags.
+ */
+void compute_buf_init(const struct compute_dev *cd, uint32_t vm, uint64_t size,
+		      uint64_t placement, uint64_t va, uint64_t flags,
+		      struct compute_buf *buf)
+{
+	memset(buf, 0, sizeof(*buf));
+	buf->size = size;
+	buf->handle = compute_bo(cd, size, placement);
+	buf->cpu = compute_bo_map(cd, buf->handle, size);
+	if (vm) {
+		compute_map(cd, vm, buf->handle, 0, va, size, flags);
+		buf->vm = vm;
+		buf->va = va;
+	}
+}
+
+/** compute_buf_fini - undo compute_buf_init(); safe on a zeroed @buf. */
+void compute_buf_fini(const struct compute_dev *cd, struct compute_buf *buf)
+{
+	if (buf->vm)
+		compute_unmap(cd, buf->vm, buf->va, buf->size);
+	if (buf->cpu)
+		munmap(buf->cpu, buf->size);
+	if (buf->handle)
+		compute_bo_close(cd, buf->handle);
+	memset(buf, 0, sizeof(*buf));
+}
+
+/* ---- queues set up by libonenode ---- */
+
+/** compute_queue_init - a libonenode queue in @vm with @params. */
+void compute_queue_init(const struct compute_dev *cd, uint32_t vm,
+			const struct onenode_queue_params *params,
+			struct compute_queue *cq)
+{
+	int ret;
+
+	memset(cq, 0, sizeof(*cq));
+	cq->cd = cd;
+	igt_assert_lte_u64(onenode_queue_va_size(&cd->dev, params->ring_size),
+			   COMPUTE_QUEUE_VA(1) - COMPUTE_QUEUE_VA(0));
+	ret = onenode_queue_init(&cq->q, &cd->dev, vm, params);
+	igt_assert_f(ret == 0, "onenode_queue_init at %#" PRIx64 ": %s\n", params->va,
+		     onenode_strerror(ret));
+}
+
+/** compute_queue_init_at - a queue with default parameters at @va. */
+void compute_queue_init_at(const struct compute_dev *cd, uint32_t vm,
+			   uint64_t va, struct compute_queue *cq)
+{
+	const struct onenode_queue_params params = {
+		.va = va,
+		.priority = ONENODE_PRIORITY_DEFAULT,
+	};
+
+	compute_queue_init(cd, vm, &params, cq);
+}
+
+/** compute_queue_fini - destroy the queue and its buffers; NULL-safe. */
+void compute_queue_fini(struct compute_queue *cq)
+{
+	if (cq && cq->cd)
+		onenode_queue_fini(&cq->q);
+	if (cq)
+		memset(cq, 0, sizeof(*cq));
+}
+
+/** compute_emit - write a packet into the ring (not yet published). */
+void compute_emit(struct compute_queue *cq, const uint64_t *pkt, uint32_t qwords)
+{
+	int ret = onenode_queue_emit(&cq->q, pkt, qwords);
+
+	igt_assert_f(ret == 0, "emitting %u words: %s\n", qwords, onenode_strerror(ret));
+}
+
+/** compute_commit - publish the emitted packets. */
+void compute_commit(struct compute_queue *cq)
+{
+	int ret = onenode_queue_commit(&cq->q);
+
+	igt_assert_f(ret == 0, "commit: %s\n", onenode_strerror(ret));
+}
+
+/** compute_submit - emit a FENCE, publish; returns its value. */
+uint64_t compute_submit(struct compute_queue *cq)
+{
+	uint64_t value = onenode_queue_fence(&cq->q);
+
+	igt_assert_f(value, "no room in the ring for a FENCE\n");
+	compute_commit(cq);
+	return value;
+}
+
+static void dump_state(const struct compute_dev *cd, uint32_t queue_id)
+{
+	struct drm_compute_userq_state st;
+
+	memset(&st, 0, sizeof(st));
+	st.queue_id = queue_id;
+	if (compute_ioctl(cd, DRM_COMPUTE_OP_USERQ_STATE, &st))
+		return;
+	igt_info("queue %u: status %s, rptr %" PRIu64 ", wptr %" PRIu64 ", fence %" PRIu64
+		 ", fault %s at %#" PRIx64 "\n", queue_id, onenode_status_name(st.status),
+		 (uint64_t)st.rptr, (uint64_t)st.wptr, (uint64_t)st.fence,
+		 onenode_fault_name(st.fault_reason), (uint64_t)st.fault_va);
+}
+
+/** compute_sync - wait until the queue's fence reaches @value. */
+void compute_sync(struct compute_queue *cq, uint64_t value)
+{
+	int ret = onenode_queue_wait(&cq->q, value, COMPUTE_TIMEOUT_MS * 1000000ll);
+
+	if (ret)
+		dump_state(cq->cd, cq->q.id);
+	igt_assert_f(ret == 0, "waiting for fence %" PRIu64 " of queue %u: %s\n", value,
+		     cq->q.id, onenode_strerror(ret));
+}
+
+/**
+ * compute_check_alive - the queue still executes: a FENCE completes and
+ * its value lands in memory.
+ */
+void compute_check_alive(struct compute_queue *cq)
+{
+	uint64_t value = compute_submit(cq);
+
+	compute_sync(cq, value);
+	igt_assert_eq_u64(*cq->q.fence, value);
+}
+
+/* ---- queue state ---- */
+
+/** compute_state - USERQ_STATE of a queue, which must exist. */
+void compute_state(const struct compute_dev *cd, uint32_t queue_id,
+		   struct drm_compute_userq_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->queue_id = queue_id;
+	igt_assert_eq(compute_ioctl(cd, DRM_COMPUTE_OP_USERQ_STATE, st), 0);
+}
+
+/**
+ * compute_poll_status - poll the state until it shows @status
+ *
+ * Returns: whether it did within @timeout_ms; @st holds the last state.
+ */
+bool compute_poll_status(const struct compute_dev *cd, uint32_t queue_id,
+			 uint32_t status, unsigned int timeout_ms,
+			 struct drm_compute_userq_state *st)
+{
+	uint64_t end = compute_now_ns() + timeout_ms * 1000000ull;
+
+	for (;;) {
+		compute_state(cd, queue_id, st);
+		if (st->status == status)
+			return true;
+		if (compute_now_ns() > end)
+			return false;
+		usleep(1000);
+	}
+}
+
+/** compute_assert_status - the queue reaches @status within the timeout. */
+void compute_assert_status(const struct compute_dev *cd, uint32_t queue_id,
+			   uint32_t status, struct drm_compute_userq_state *st)
+{
+	struct drm_compute_userq_state local;
+
+	if (!st)
+		st = &local;
+	igt_assert_f(compute_poll_status(cd, queue_id, status, COMPUTE_TIMEOUT_MS, st),
+		     "queue %u: status %s, want %s (fault %s at %#" PRIx64 ")\n", queue_id,
+		     onenode_status_name(st->status), onenode_status_name(status),
+		     onenode_fault_name(st->fault_reason), (uint64_t)st->fault_va);
+}
+
+/**
+ * compute_assert_fault - the queue faults with @reason at @fault_va and
+ * its read pointer stays at @rptr (the faulting packet); UINT64_MAX skips
+ * the address or pointer check.
+ */
+void compute_assert_fault(const struct compute_dev *cd, uint32_t queue_id,
+			  uint32_t reason, uint64_t fault_va, uint64_t rptr)
+{
+	struct drm_compute_userq_state st;
+
+	compute_assert_status(cd, queue_id, DRM_COMPUTE_USERQ_STATUS_FAULTED, &st);
+	igt_assert_f(st.fault_reason == reason, "fault reason %s, want %s\n",
+		     onenode_fault_name(st.fault_reason), onenode_fault_name(reason));
+	if (fault_va != UINT64_MAX)
+		igt_assert_eq_u64(st.fault_va, fault_va);
+	if (rptr != UINT64_MAX)
+		igt_assert_eq_u64(st.rptr, rptr);
+}
+
+/* ---- queues with a layout the test chooses ---- */
+
+/** compute_rawq_va_size - GPU VA a raw queue with @ring_size occupies. */
+uint64_t compute_rawq_va_size(uint64_t ring_size)
+{
+	return ring_size + RAWQ_STATE_SIZE;
+}
+
+/**
+ * compute_rawq_setup - buffers and the creation argument of a raw queue
+ * @va: where the ring goes (aligned to @ring_size); the state buffer
+ *	follows it
+ * @ring_flags: DRM_COMPUTE_VM_BIND_* of the ring's mapping
+ */
+void compute_rawq_setup(const struct compute_dev *cd, uint32_t vm, uint64_t va,
+			uint64_t ring_size, uint64_t ring_flags,
+			struct compute_rawq *rq)
+{
+	struct drm_compute_userq_create *a = &rq->args;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->cd = cd;
+	rq->vm = vm;
+	igt_assert_eq_u64(va & (ring_size - 1), 0);
+	compute_buf_init(cd, vm, ring_size, DRM_COMPUTE_PLACEMENT_SYSTEM, va,
+			 ring_flags, &rq->ring);
+	compute_buf_init(cd, vm, RAWQ_STATE_SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM,
+			 va + ring_size, DRM_COMPUTE_VM_BIND_NOEXEC, &rq->state);
+
+	a->vm_id = vm;
+	a->format = DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE;
+	a->priority = cd->uq.priority_default;
+	a->ring_va = va;
+	a->ring_size = ring_size;
+	a->rptr_va = rq->state.va + RAWQ_RPTR_OFF;
+	if (cd->uq.ctx_save_size) {
+		igt_assert_lte_u64(cd->uq.ctx_save_size, RAWQ_STATE_SIZE - RAWQ_CTX_OFF);
+		a->ctx_save_va = rq->state.va + RAWQ_CTX_OFF;
+		a->ctx_save_size = cd->uq.ctx_save_size;
+	}
+}
+
+/** compute_rawq_create - create the queue from @rq->args and map its doorbell. */
+void compute_rawq_create(struct compute_rawq *rq)
+{
+	const struct compute_dev *cd = rq->cd;
+	struct drm_compute_userq_create args = rq->args;
+	int ret;
+
+	/* A fresh queue: no read pointer or fence of an earlier one. */
+	memset((char *)rq->state.cpu + RAWQ_RPTR_OFF, 0, 8);
+	memset((char *)rq->state.cpu + RAWQ_FENCE_OFF, 0, 8);
+	ret = compute_ioctl(cd, DRM_COMPUTE_OP_USERQ_CREATE, &args);
+	igt_assert_f(ret == 0, "USERQ_CREATE: %s\n", onenode_strerror(ret));
+	igt_assert_f(args.queue_id != 0, "USERQ_CREATE succeeded with queue_id 0 (doorbell "
+		     "offset %#" PRIx64 " pos %u, vm %u, ring %#" PRIx64 ")\n",
+		     (uint64_t)args.doorbell_offset, args.doorbell_pos, args.vm_id,
+		     (uint64_t)args.ring_va);
+	igt_assert_lte_u64(args.doorbell_pos + sizeof(struct drm_compute_doorbell),
+			   cd->uq.doorbell_size);
+	rq->id = args.queue_id;
+	rq->db_offset = args.doorbell_offset;
+	rq->db_map = mmap(NULL, cd->uq.doorbell_size, PROT_READ | PROT_WRITE,
+			  MAP_SHARED, cd->fd, args.doorbell_offset);
+	igt_assert(rq->db_map != MAP_FAILED);
+	rq->db = (struct drm_compute_doorbell *)((char *)rq->db_map + args.doorbell_pos);
+	rq->wptr = 0;
+	rq->fence = 0;
+}
+
+/** compute_rawq_destroy - destroy the queue (not its buffers). */
+void compute_rawq_destroy(struct compute_rawq *rq)
+{
+	if (rq->db_map)
+		munmap(rq->db_map, rq->cd->uq.doorbell_size);
+	rq->db_map = NULL;
+	rq->db = NULL;
+	if (rq->id)
+		igt_assert_eq(onenode_userq_destroy(&rq->cd->dev, rq->id), 0);
+	rq->id = 0;
+}
+
+/** compute_rawq_teardown - destroy the queue if any, then its buffers. */
+void compute_rawq_teardown(struct compute_rawq *rq)
+{
+	if (!rq->cd)
+		return;
+	compute_rawq_destroy(rq);
+	compute_buf_fini(rq->cd, &rq->state);
+	compute_buf_fini(rq->cd, &rq->ring);
+	memset(rq, 0, sizeof(*rq));
+}
+
+/** compute_rawq_emit - copy a packet into the ring at the write pointer, wrapping. */
+void compute_rawq_emit(struct compute_rawq *rq, const uint64_t *pkt, uint32_t qwords)
+{
+	volatile uint64_t *rptr = (volatile uint64_t *)((char *)rq->state.cpu + RAWQ_RPTR_OFF);
+	uint64_t *ring = rq->ring.cpu;
+	uint64_t n = rq->ring.size / 8;
+
+	igt_assert_f(rq->wptr + qwords * 8ull - *rptr <= rq->ring.size,
+		     "raw queue ring full\n");
+	for (uint32_t i = 0; i < qwords; i++)
+		ring[(rq->wptr / 8 + i) % n] = pkt[i];
+	rq->wptr += qwords * 8ull;
+}
+
+/**
+ * compute_rawq_commit - store the write pointer to the doorbell, then
+ * follow the NEED_WAKEUP protocol.
+ */
+void compute_rawq_commit(struct compute_rawq *rq)
+{
+	__atomic_store_n(&rq->db->wptr, rq->wptr, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&rq->db->flags, __ATOMIC_RELAXED) & DRM_COMPUTE_DOORBELL_NEED_WAKEUP)
+		igt_assert_eq(onenode_userq_control(&rq->cd->dev, rq->id,
+						    DRM_COMPUTE_USERQ_OP_WAKE), 0);
+}
+
+/** compute_rawq_submit - a FENCE to the state buffer's fence slot, committed. */
+uint64_t compute_rawq_submit(struct compute_rawq *rq)
+{
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+	uint32_t qw = onenode_pkt_fence(pkt, rq->state.va + RAWQ_FENCE_OFF, ++rq->fence);
+
+	compute_rawq_emit(rq, pkt, qw);
+	compute_rawq_commit(rq);
+	return rq->fence;
+}
+
+/** compute_rawq_sync - wait until the raw queue's fence reaches @value. */
+void compute_rawq_sync(struct compute_rawq *rq, uint64_t value)
+{
+	int ret = onenode_userq_wait(&rq->cd->dev, rq->id, value,
+				     COMPUTE_TIMEOUT_MS * 1000000ll);
+
+	if (ret)
+		dump_state(rq->cd, rq->id);
+	igt_assert_f(ret == 0, "waiting for fence %" PRIu64 " of queue %u: %s\n", value,
+		     rq->id, onenode_strerror(ret));
+}
+
+/** compute_rawq_ctx - CPU address of the raw queue's context save area. */
+void *compute_rawq_ctx(struct compute_rawq *rq)
+{
+	return (char *)rq->state.cpu + RAWQ_CTX_OFF;
+}
+
+/* ---- races ---- */
+
+struct race_ctl {
+	int go;		/* round + 1 the children may start */
+	int done;	/* children finished with the current round */
+	int results[COMPUTE_RACE_MAX_CHILDREN];
+	uint64_t slot[COMPUTE_RACE_SLOTS];
+};
+
+static void race_wait(const int *value, int want, uint64_t end)
+{
+	while (__atomic_load_n(value, __ATOMIC_ACQUIRE) != want) {
+		igt_assert_f(compute_now_ns() < end, "race: a process did not arrive\n");
+		sched_yield();
+	}
+}
+
+void compute_race_rounds(unsigned int children, unsigned int rounds,
+			 void (*setup)(unsigned int round, uint64_t *slot),
+			 int (*fn)(int child, unsigned int round, const uint64_t *slot),
+			 void (*check)(unsigned int round, const int *results, uint64_t *slot))
+{
+	static struct race_ctl *ctl;
+
+	igt_assert_lte_u32(children, COMPUTE_RACE_MAX_CHILDREN);
+	if (!ctl) {
+		ctl = mmap(NULL, sizeof(*ctl), PROT_READ | PROT_WRITE,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		igt_assert(ctl != MAP_FAILED);
+	}
+	memset(ctl, 0, sizeof(*ctl));
+
+	igt_fork(child, (int)children) {
+		for (unsigned int r = 0; r < rounds; r++) {
+			uint64_t end = compute_now_ns() + COMPUTE_TIMEOUT_MS * 1000000ull;
+
+			race_wait(&ctl->go, (int)r + 1, end);
+			ctl->results[child] = fn(child, r, ctl->slot);
+			__atomic_add_fetch(&ctl->done, 1, __ATOMIC_ACQ_REL);
+		}
+	}
+	for (unsigned int r = 0; r < rounds; r++) {
+		uint64_t end = compute_now_ns() + COMPUTE_TIMEOUT_MS * 1000000ull;
+
+		if (setup)
+			setup(r, ctl->slot);
+		__atomic_store_n(&ctl->done, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->go, (int)r + 1, __ATOMIC_RELEASE);
+		race_wait(&ctl->done, (int)children, end);
+		if (check)
+			check(r, ctl->results, ctl->slot);
+	}
+	igt_waitchildren();
+}
+
+/* ---- sync objects ---- */
+
+/**
+ * compute_fence_status - the status of the fence a sync object holds
+ * @point: a timeline point, or 0 for the binary fence
+ *
+ * Returns: 1 signaled, 0 pending, the fence's negative error when it was
+ * signaled with one, -ENOENT when there is no fence (no point) yet.
+ * Through a timeline only what the fence chain keeps is seen: a signaled
+ * point may come back as a stub fence without the error.
+ */
+int compute_fence_status(int fd, uint32_t syncobj, uint64_t point)
+{
+	struct sync_file_info info;
+	uint32_t binary = syncobj;
+	int sync_fd = -1, ret;
+
+	if (point) {
+		igt_assert_eq(drmSyncobjCreate(fd, 0, &binary), 0);
+		if (drmSyncobjTransfer(fd, binary, 0, syncobj, point, 0)) {
+			drmSyncobjDestroy(fd, binary);
+			return -ENOENT;
+		}
+	}
+	ret = drmSyncobjExportSyncFile(fd, binary, &sync_fd);
+	if (point)
+		drmSyncobjDestroy(fd, binary);
+	if (ret)
+		return -ENOENT;
+	memset(&info, 0, sizeof(info));
+	ret = ioctl(sync_fd, SYNC_IOC_FILE_INFO, &info);
+	close(sync_fd);
+	igt_assert_eq(ret, 0);
+	return info.status;
+}
+
+/* ---- the system ---- */
+
+/** compute_read_param - a module parameter's value; 0 or -errno. */
+int compute_read_param(const char *module, const char *param, unsigned long long *value)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module, param);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", value);
+	fclose(f);
+	return n == 1 ? 0 : -EINVAL;
+}
+
+/** compute_write_param - set a writable module parameter; 0 or -errno. */
+int compute_write_param(const char *module, const char *param, unsigned long long value)
+{
+	char path[PATH_MAX], buf[32];
+	int fd, len, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/module/%s/parameters/%s", module, param);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	len = snprintf(buf, sizeof(buf), "%llu\n", value);
+	if (write(fd, buf, len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static FILE *open_cu_groups(void)
+{
+	static const char root[] = "/sys/kernel/debug/dri";
+	struct dirent *e;
+	FILE *f = NULL;
+	DIR *dir;
+
+	dir = opendir(root);
+	if (!dir) {
+		/* debugfs may not be mounted yet. */
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+		dir = opendir(root);
+	}
+	if (!dir)
+		return NULL;
+	while (!f && (e = readdir(dir))) {
+		char path[PATH_MAX];
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/vcompute_cu_groups", root, e->d_name);
+		f = fopen(path, "re");
+	}
+	closedir(dir);
+	return f;
+}
+
+/**
+ * compute_cu_groups - read debugfs vcompute_cu_groups (workgroups per CU)
+ * of the first vcompute device
+ *
+ * Returns: the number of CUs read, or -ENOENT when the file is not found.
+ */
+int compute_cu_groups(uint64_t *groups, unsigned int max)
+{
+	FILE *f = open_cu_groups();
+	unsigned long long n;
+	unsigned int cu;
+	int count = 0;
+
+	if (!f)
+		return -ENOENT;
+	while (fscanf(f, " cu %u: %llu", &cu, &n) == 2) {
+		if (cu < max)
+			groups[cu] = n;
+		count++;
+	}
+	fclose(f);
+	return count;
+}
+
+/**
+ * compute_drop_cap_sys_nice - remove CAP_SYS_NICE from this thread's
+ * effective, permitted and inheritable sets.
+ *
+ * Returns: whether it worked.
+ */
+bool compute_drop_cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+		.pid = 0,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	unsigned int i = CAP_TO_INDEX(CAP_SYS_NICE);
+	uint32_t mask = CAP_TO_MASK(CAP_SYS_NICE);
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	data[i].effective &= ~mask;
+	data[i].permitted &= ~mask;
+	data[i].inheritable &= ~mask;
+	return syscall(SYS_capset, &hdr, data) == 0;
+}
+
+/* ---- memory ---- */
+
+/** compute_rand32 - xorshift64*; @state must not be 0. */
+uint32_t compute_rand32(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return (uint32_t)((x * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static uint32_t pattern_word(uint32_t seed, size_t i)
+{
+	uint32_t x = seed ^ (uint32_t)(i * 0x9e3779b1u);
+
+	x ^= x >> 16;
+	x *= 0x85ebca6bu;
+	x ^= x >> 13;
+	return x;
+}
+
+/** compute_fill_pattern - fill @size bytes (a multiple of 4) with a pattern of @seed. */
+void compute_fill_pattern(void *dst, size_t size, uint32_t seed)
+{
+	uint32_t *p = dst;
+
+	for (size_t i = 0; i < size / 4; i++)
+		p[i] = pattern_word(seed, i);
+}
+
+/**
+ * compute_check_pattern - whether @src holds the pattern of @seed
+ * @bad: set to the first mismatching byte offset
+ */
+bool compute_check_pattern(const void *src, size_t size, uint32_t seed, size_t *bad)
+{
+	const uint32_t *p = src;
+
+	for (size_t i = 0; i < size / 4; i++) {
+		if (p[i] != pattern_word(seed, i)) {
+			if (bad)
+				*bad = i * 4;
+			return false;
+		}
+	}
+	return true;
+}
