@@ -412,6 +412,9 @@ build_user() {
 	'
 }
 
+# Where a VM run leaves its logs, under $CACHE/work/vm/.
+VM_DIR=${ONENODE_VM_DIR:-last}
+
 # Kernel log lines that fail a VM run, whatever CMD returned.
 SPLAT_RE='WARNING:|BUG:|KASAN:|UBSAN:|Oops|Kernel panic|general protection fault|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|DEBUG_LOCKS_WARN_ON|lockdep is turned off|unreferenced object|kmemleak: [0-9]+ new suspected memory leak|Call Trace:|^(\[[ 0-9.]*\] )?\s*not ok '
 
@@ -431,7 +434,8 @@ check_dmesg() {
 # cmd_vm [--flavor F] [--append ARGS] [--kunit] [--qemu-opts OPTS] -- CMD...
 # Boots the built kernel under TCG with virtme-ng, the Debian 13 tree as
 # root, runs CMD in the repo (as root) and returns its status; fails when the
-# guest's kernel log holds a splat. The log stays in $CACHE/work/vm/last.
+# guest's kernel log holds a splat. The log stays in $CACHE/work/vm/last
+# (vm/$ONENODE_VM_DIR when set, so that concurrent users keep theirs).
 cmd_vm() {
 	local flavor=debug append="" kunit=0 qopts=()
 	while [ $# -gt 0 ]; do
@@ -454,12 +458,12 @@ cmd_vm() {
 	# One VM at a time: TCG takes every core, and the output directory is shared.
 	exec 9>"$CACHE/vm.lock"
 	flock 9
-	local out=$CACHE/work/vm/last rc=0 mem=3G
+	local out=$CACHE/work/vm/$VM_DIR rc=0 mem=3G
 	[ "$flavor" = leaks ] && mem=4G
 	rm -rf "$out" && mkdir -p "$out"
 	local cmd
 	cmd=$(printf '%q ' env ONENODE_KBUILD="$T_CACHE/build/$flavor" ONENODE_MODULES="$PROJECT_MODULES" \
-		"$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/last" "$@")
+		"$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/$VM_DIR" "$@")
 	log "booting $flavor kernel under TCG: $*"
 	# 9p, not virtiofs: under TCG, virtiofsd from the chroot served corrupt
 	# pages (every guest program crashed in ld.so).
@@ -703,11 +707,11 @@ cmd_test() {
 			log "VM ($flavor kernel): KUnit at boot, the 'vm' suite, then upstream IGT's generic DRM tests"
 			local vmrc=0
 			mark=$(wc -l <"$RESULTS")
-			cmd_vm --flavor "$flavor" --kunit -- tools/guest/test-batch.sh "$T_CACHE/vm/last" || vmrc=$?
-			local out=$CACHE/work/vm/last
-			in_tree "$(results_tool)" ktap "kunit-$flavor" "$T_CACHE/vm/last/dmesg.txt" >>"$RESULTS" || true
-			in_tree "$(results_tool)" meson "vm-$flavor" "$T_CACHE/vm/last/vm.json" >>"$RESULTS" || true
-			in_tree "$(results_tool)" igt "vm-$flavor/igt-upstream" "$T_CACHE/vm/last/igt-upstream" \
+			cmd_vm --flavor "$flavor" --kunit -- tools/guest/test-batch.sh "$T_CACHE/vm/$VM_DIR" || vmrc=$?
+			local out=$CACHE/work/vm/$VM_DIR
+			in_tree "$(results_tool)" ktap "kunit-$flavor" "$T_CACHE/vm/$VM_DIR/dmesg.txt" >>"$RESULTS" || true
+			in_tree "$(results_tool)" meson "vm-$flavor" "$T_CACHE/vm/$VM_DIR/vm.json" >>"$RESULTS" || true
+			in_tree "$(results_tool)" igt "vm-$flavor/igt-upstream" "$T_CACHE/vm/$VM_DIR/igt-upstream" \
 				"$T_REPO/igt-tests/upstream/expected.txt" >>"$RESULTS" || true
 			# Without the node every device test would merely skip.
 			if [ -s "$out/device.txt" ]; then
