@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The onenode authors
+ */
+#ifndef __DRM_COMPUTE_SVM_H__
+#define __DRM_COMPUTE_SVM_H__
+
+#include <linux/bits.h>
+#include <linux/bug.h>
+#include <linux/lockdep_types.h>
+#include <linux/rbtree_types.h>
+#include <linux/types.h>
+
+#include <asm/page.h>
+
+struct drm_compute_svm_attr_store;
+
+/*
+ * The values below are those of KFD's AMDKFD_IOC_SVM
+ * (include/uapi/linux/kfd_ioctl.h), so that a render-node uapi can carry
+ * them unchanged.
+ */
+
+/** DRM_COMPUTE_SVM_MAX_DEVICES - devices one store keeps access modes for. */
+#define DRM_COMPUTE_SVM_MAX_DEVICES		16
+
+/** DRM_COMPUTE_SVM_LOCATION_SYSMEM - location value: system memory. */
+#define DRM_COMPUTE_SVM_LOCATION_SYSMEM		0u
+/** DRM_COMPUTE_SVM_LOCATION_UNDEFINED - location value: none chosen. */
+#define DRM_COMPUTE_SVM_LOCATION_UNDEFINED	0xffffffffu
+
+/** DRM_COMPUTE_SVM_FLAG_HOST_ACCESS - the CPU can always reach the range. */
+#define DRM_COMPUTE_SVM_FLAG_HOST_ACCESS	BIT(0)
+/** DRM_COMPUTE_SVM_FLAG_COHERENT - fine-grained coherence between devices. */
+#define DRM_COMPUTE_SVM_FLAG_COHERENT		BIT(1)
+/** DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL - any device of the preferred one's hive. */
+#define DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL		BIT(2)
+/** DRM_COMPUTE_SVM_FLAG_GPU_RO - devices only read; allows replication. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_RO		BIT(3)
+/** DRM_COMPUTE_SVM_FLAG_GPU_EXEC - devices may execute from the range. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_EXEC		BIT(4)
+/** DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY	BIT(5)
+/** DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED - keep device mappings valid. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED	BIT(6)
+/** DRM_COMPUTE_SVM_FLAG_EXT_COHERENT - coherence with device-scope atomics. */
+#define DRM_COMPUTE_SVM_FLAG_EXT_COHERENT	BIT(7)
+/** DRM_COMPUTE_SVM_FLAGS_ALL - every DRM_COMPUTE_SVM_FLAG_* bit. */
+#define DRM_COMPUTE_SVM_FLAGS_ALL		GENMASK(7, 0)
+/** DRM_COMPUTE_SVM_FLAGS_DEFAULT - flags of a range never set (KFD's). */
+#define DRM_COMPUTE_SVM_FLAGS_DEFAULT		(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | \
+						 DRM_COMPUTE_SVM_FLAG_COHERENT)
+
+/**
+ * DRM_COMPUTE_SVM_GRANULARITY_DEFAULT - migration granularity of a range
+ * never set, log2 pages (KFD's: 2 MiB with 4 KiB pages).
+ */
+#define DRM_COMPUTE_SVM_GRANULARITY_DEFAULT	9
+/**
+ * DRM_COMPUTE_SVM_GRANULARITY_MAX - largest granularity accepted: the one
+ * whose chunk, PAGE_SIZE << granularity bytes, still fits in a u64.
+ */
+#define DRM_COMPUTE_SVM_GRANULARITY_MAX		(63 - PAGE_SHIFT)
+
+/**
+ * enum drm_compute_svm_attr_type - what a &struct drm_compute_svm_attr sets
+ * or queries
+ * @DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC: the location (device id,
+ *	%DRM_COMPUTE_SVM_LOCATION_SYSMEM or _UNDEFINED) the data should live
+ *	in.
+ * @DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC: the location to migrate the data to
+ *	now; the store records it, the driver migrates.
+ * @DRM_COMPUTE_SVM_ATTR_ACCESS: the device whose id is the value may map
+ *	the range, and data may migrate to it.
+ * @DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE: the device may map the range where
+ *	the data is, without migrating it.
+ * @DRM_COMPUTE_SVM_ATTR_NO_ACCESS: the device may not map the range.
+ * @DRM_COMPUTE_SVM_ATTR_SET_FLAGS: DRM_COMPUTE_SVM_FLAG_* bits to set.
+ * @DRM_COMPUTE_SVM_ATTR_CLR_FLAGS: DRM_COMPUTE_SVM_FLAG_* bits to clear.
+ * @DRM_COMPUTE_SVM_ATTR_GRANULARITY: migration granularity, log2 pages.
+ */
+enum drm_compute_svm_attr_type {
+	DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+	DRM_COMPUTE_SVM_ATTR_ACCESS,
+	DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
+	DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
+	DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	DRM_COMPUTE_SVM_ATTR_GRANULARITY,
+};
+
+/**
+ * enum drm_compute_svm_access_mode - how one device may reach a range
+ * @DRM_COMPUTE_SVM_MODE_DEFAULT: stored only: the store's default mode
+ *	(&drm_compute_svm_attr_store.default_access) applies.
+ * @DRM_COMPUTE_SVM_MODE_ACCESS: as %DRM_COMPUTE_SVM_ATTR_ACCESS.
+ * @DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE: as
+ *	%DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE.
+ * @DRM_COMPUTE_SVM_MODE_NO_ACCESS: as %DRM_COMPUTE_SVM_ATTR_NO_ACCESS.
+ */
+enum drm_compute_svm_access_mode {
+	DRM_COMPUTE_SVM_MODE_DEFAULT,
+	DRM_COMPUTE_SVM_MODE_ACCESS,
+	DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE,
+	DRM_COMPUTE_SVM_MODE_NO_ACCESS,
+};
+
+/**
+ * struct drm_compute_svm_attr - one attribute of a set or get, KFD's
+ * type/value pair
+ */
+struct drm_compute_svm_attr {
+	/**
+	 * @type: &enum drm_compute_svm_attr_type. In: always. Out (get): for
+	 * the three access types, the access the device has over the whole
+	 * range.
+	 */
+	u32 type;
+	/**
+	 * @value: In (set): the value. In (get, access types): the device id.
+	 * Out (get, other types): the value over the range.
+	 */
+	u32 value;
+};
+
+/**
+ * struct drm_compute_svm_attrs - the attributes of one address range
+ *
+ * Compared field by field: two ranges with equal attributes are one range.
+ */
+struct drm_compute_svm_attrs {
+	/** @preferred_loc: device id or DRM_COMPUTE_SVM_LOCATION_*. */
+	u32 preferred_loc;
+	/** @prefetch_loc: device id or DRM_COMPUTE_SVM_LOCATION_*. */
+	u32 prefetch_loc;
+	/** @flags: DRM_COMPUTE_SVM_FLAG_* bits. */
+	u32 flags;
+	/** @granularity: migration granularity, log2 pages. */
+	u8 granularity;
+	/**
+	 * @access: &enum drm_compute_svm_access_mode per device, indexed like
+	 * &drm_compute_svm_attr_store.dev_ids; read it through
+	 * drm_compute_svm_attrs_access().
+	 */
+	u8 access[DRM_COMPUTE_SVM_MAX_DEVICES];
+};
+
+/**
+ * struct drm_compute_svm_attr_ops - the driver's side of an attribute store
+ */
+struct drm_compute_svm_attr_ops {
+	/**
+	 * @device_valid: whether @dev_id names a device that may appear in an
+	 * attribute of @type: a location (PREFERRED_LOC, PREFETCH_LOC: a
+	 * device whose memory can hold the data) or an access type (a device
+	 * that can map the range). Never called for
+	 * %DRM_COMPUTE_SVM_LOCATION_SYSMEM or _UNDEFINED, which are never
+	 * device ids. Mandatory; called with the store's lock held, must not
+	 * sleep.
+	 */
+	bool (*device_valid)(struct drm_compute_svm_attr_store *store,
+			     enum drm_compute_svm_attr_type type, u32 dev_id);
+};
+
+/**
+ * struct drm_compute_svm_attr_store - SVM attributes of an address space
+ *
+ * The store has no lock of its own: the driver serialises every call with
+ * one lock of its choice (the SVM lock of the VM, say), held exclusively
+ * for drm_compute_svm_attr_set() and drm_compute_svm_attr_clear(), and at
+ * least shared for the readers. drm_compute_svm_attr_store_set_lock()
+ * names it to lockdep, which then checks it in every entry point. Each
+ * field below is protected by that lock unless it says otherwise.
+ */
+struct drm_compute_svm_attr_store {
+	/**
+	 * @root: interval tree of the ranges whose attributes differ from
+	 * @defaults, at most one per address, never two adjacent ones with
+	 * equal attributes.
+	 */
+	struct rb_root_cached root;
+	/** @ops: the driver's callbacks; set at init. */
+	const struct drm_compute_svm_attr_ops *ops;
+	/** @va_start: lowest address the store covers; set at init. */
+	u64 va_start;
+	/** @va_end: end (exclusive) of the addresses covered; set at init. */
+	u64 va_end;
+	/** @defaults: the attributes of an address never set; set at init. */
+	struct drm_compute_svm_attrs defaults;
+	/**
+	 * @default_access: the access mode of a device at an address where
+	 * no attribute named it; set at init, never
+	 * %DRM_COMPUTE_SVM_MODE_DEFAULT.
+	 */
+	enum drm_compute_svm_access_mode default_access;
+	/**
+	 * @dev_ids: the device id of each index of
+	 * &drm_compute_svm_attrs.access, 0 for an unused index. A device gets
+	 * an index when an attribute first names it and keeps it for the
+	 * store's life.
+	 */
+	u32 dev_ids[DRM_COMPUTE_SVM_MAX_DEVICES];
+#ifdef CONFIG_LOCKDEP
+	/**
+	 * @lock_dep_map: the driver's lock serialising the store, or NULL if
+	 * not named (drm_compute_svm_attr_store_set_lock()).
+	 */
+	struct lockdep_map *lock_dep_map;
+#endif
+};
+
+#ifdef CONFIG_LOCKDEP
+static inline void
+__drm_compute_svm_attr_store_set_lock(struct drm_compute_svm_attr_store *store,
+				      struct lockdep_map *map)
+{
+	if (!WARN(store->lock_dep_map, "SVM attribute store lock set twice"))
+		store->lock_dep_map = map;
+}
+
+/**
+ * drm_compute_svm_attr_store_set_lock - name the lock serialising a store
+ * @store: the store, after drm_compute_svm_attr_store_init()
+ * @lock: the driver's lock (a mutex or rw_semaphore: anything with a
+ *	dep_map)
+ *
+ * Once named, every entry point asserts that @lock is held: exclusively
+ * for the writers, in any mode for the readers.
+ */
+#define drm_compute_svm_attr_store_set_lock(store, lock) \
+	__drm_compute_svm_attr_store_set_lock(store, &(lock)->dep_map)
+#else
+#define drm_compute_svm_attr_store_set_lock(store, lock) \
+	do { (void)(store); (void)(lock); } while (0)
+#endif
+
+int drm_compute_svm_attr_store_init(struct drm_compute_svm_attr_store *store,
+				    const struct drm_compute_svm_attr_ops *ops,
+				    u64 va_start, u64 va_end,
+				    enum drm_compute_svm_access_mode default_access);
+void drm_compute_svm_attr_store_fini(struct drm_compute_svm_attr_store *store);
+
+int drm_compute_svm_attr_set(struct drm_compute_svm_attr_store *store,
+			     u64 start, u64 size,
+			     const struct drm_compute_svm_attr *attrs,
+			     unsigned int nattr);
+int drm_compute_svm_attr_get(struct drm_compute_svm_attr_store *store,
+			     u64 start, u64 size,
+			     struct drm_compute_svm_attr *attrs,
+			     unsigned int nattr);
+int drm_compute_svm_attr_clear(struct drm_compute_svm_attr_store *store,
+			       u64 start, u64 size);
+
+const struct drm_compute_svm_attrs *
+drm_compute_svm_attr_lookup(struct drm_compute_svm_attr_store *store, u64 addr,
+			    u64 *start, u64 *size);
+int drm_compute_svm_attr_walk(struct drm_compute_svm_attr_store *store,
+			      u64 start, u64 size,
+			      int (*fn)(void *arg, u64 start, u64 size,
+					const struct drm_compute_svm_attrs *attrs),
+			      void *arg);
+enum drm_compute_svm_access_mode
+drm_compute_svm_attrs_access(const struct drm_compute_svm_attr_store *store,
+			     const struct drm_compute_svm_attrs *attrs,
+			     u32 dev_id);
+
+#endif /* __DRM_COMPUTE_SVM_H__ */
