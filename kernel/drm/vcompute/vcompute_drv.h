@@ -161,7 +161,8 @@ enum vcompute_access {
  * The page tables have four levels of 512 entries over a 48-bit address
  * space, 4 KiB pages, like x86-64's. A leaf entry holds a page frame number
  * and VCOMPUTE_PTE_* bits. Tables are allocated by the bind path before it
- * changes anything and freed with the VM.
+ * changes anything, under @pt_alloc_lock and never under @pt_lock, and freed
+ * with the VM.
  */
 struct vcompute_vm {
 	/** @compute: the helper's part. */
@@ -169,11 +170,19 @@ struct vcompute_vm {
 	/** @gpuvm: the address space. */
 	struct drm_gpuvm gpuvm;
 	/**
-	 * @pt_lock: protects the page tables. The engine takes it for reading
-	 * around each translation and access; binds take it for writing, so
-	 * an unmapped page is unreachable once the bind returns.
+	 * @pt_lock: protects the page-table entries. The engine takes it for
+	 * reading around each translation and access; binds take it for
+	 * writing, so an unmapped page is unreachable once the bind returns.
+	 * Nothing allocates memory while holding it: it may be taken for
+	 * writing from reclaim (lockdep is told so when the VM is made).
 	 */
 	struct rw_semaphore pt_lock;
+	/**
+	 * @pt_alloc_lock: serialises the creation of tables, which happens
+	 * without @pt_lock; a new table is published complete
+	 * (smp_store_release()), so a walk sees no table or a zeroed one.
+	 */
+	struct mutex pt_alloc_lock;
 	/** @root: the top-level table. */
 	u64 *root;
 };

@@ -24,10 +24,23 @@
  * it changes entries. An UNMAP returns only after every access that could
  * have used the old entries has finished, so a buffer unbound under a
  * running queue is safe: the queue faults on its next access.
+ *
+ * Nothing allocates memory under &vcompute_vm.pt_lock, so that an MMU
+ * notifier, which may run from reclaim, can take it for writing (shared
+ * virtual memory zaps entries that way). Tables are made beforehand, by
+ * vcompute_pt_prepare(), under &vcompute_vm.pt_alloc_lock alone: each new
+ * table is zeroed, then published with smp_store_release() into its
+ * parent entry, and every walk reads the upper entries with READ_ONCE(), so
+ * a walk under pt_lock sees either no table or a complete one. Tables are
+ * never freed before the VM. Lockdep learns the rule when the VM is made
+ * (pt_lock taken inside fs_reclaim), so an allocation under pt_lock is
+ * reported even before any notifier exists.
  */
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/lockdep.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_compute.h>
@@ -51,32 +64,53 @@ static unsigned int pt_index(u64 va, int level)
 }
 
 /*
- * The leaf entry of @va, allocating missing tables when @alloc; NULL when
- * a table is missing and @alloc is false, ERR_PTR(-ENOMEM) when an
- * allocation fails.
+ * The leaf entry of @va, or NULL when a table on the way is missing. The
+ * upper entries are read once each: vcompute_pt_prepare() publishes new
+ * tables without pt_lock.
  */
-static u64 *pt_leaf(struct vcompute_vm *vm, u64 va, bool alloc)
+static u64 *pt_leaf(struct vcompute_vm *vm, u64 va)
 {
 	u64 *table = vm->root;
 	int level;
 
 	for (level = PT_LEVELS - 1; level > 0; level--) {
-		u64 *entry = &table[pt_index(va, level)];
+		u64 next = READ_ONCE(table[pt_index(va, level)]);
 
-		if (!*entry) {
-			u64 *next;
-
-			if (!alloc)
-				return NULL;
-			/* Userspace makes these: charge them to it. */
-			next = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
-			if (!next)
-				return ERR_PTR(-ENOMEM);
-			*entry = (u64)(uintptr_t)next;
-		}
-		table = (u64 *)(uintptr_t)*entry;
+		if (!next)
+			return NULL;
+		table = (u64 *)(uintptr_t)next;
 	}
 	return &table[pt_index(va, 0)];
+}
+
+/*
+ * Make every missing table on the way to the leaf of @va. Under
+ * pt_alloc_lock only (never pt_lock): a new table is zeroed before
+ * smp_store_release() publishes it, so a concurrent walk sees all of it.
+ */
+static int pt_populate(struct vcompute_vm *vm, u64 va)
+{
+	u64 *table = vm->root;
+	int level;
+
+	lockdep_assert_held(&vm->pt_alloc_lock);
+	for (level = PT_LEVELS - 1; level > 0; level--) {
+		u64 *entry = &table[pt_index(va, level)];
+		u64 next = READ_ONCE(*entry);
+
+		if (!next) {
+			/* Userspace makes these: charge them to it. */
+			u64 *t = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+
+			if (!t)
+				return -ENOMEM;
+			next = (u64)(uintptr_t)t;
+			/* Pairs with the READ_ONCE() of pt_leaf(): zeroes first. */
+			smp_store_release(entry, next);
+		}
+		table = (u64 *)(uintptr_t)next;
+	}
+	return 0;
 }
 
 static void pt_free(u64 *table, int level)
@@ -94,17 +128,15 @@ static int vcompute_pt_prepare(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 {
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
 	u64 end = va + range, step = 1ULL << (PAGE_SHIFT + PT_BITS);
-	u64 *leaf = NULL;
+	int ret = 0;
 
-	down_write(&vm->pt_lock);
+	/* Allocations: pt_alloc_lock, never pt_lock (DOC above). */
+	mutex_lock(&vm->pt_alloc_lock);
 	/* One walk per leaf table the range touches. */
-	for (; va < end; va = round_down(va, step) + step) {
-		leaf = pt_leaf(vm, va, true);
-		if (IS_ERR(leaf))
-			break;
-	}
-	up_write(&vm->pt_lock);
-	return PTR_ERR_OR_ZERO(leaf);
+	for (; va < end && !ret; va = round_down(va, step) + step)
+		ret = pt_populate(vm, va);
+	mutex_unlock(&vm->pt_alloc_lock);
+	return ret;
 }
 
 static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
@@ -122,7 +154,7 @@ static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 	down_write(&vm->pt_lock);
 	for (i = 0; i < n; i++) {
 		struct page *page = bo->pages[(offset >> PAGE_SHIFT) + i];
-		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
 
 		/* vcompute_pt_prepare() made every table. */
 		*leaf = ((u64)page_to_pfn(page) << PAGE_SHIFT) | bits;
@@ -137,7 +169,7 @@ static void vcompute_pt_unmap(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 
 	down_write(&vm->pt_lock);
 	for (i = 0; i < n; i++) {
-		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
 
 		if (leaf)
 			*leaf = 0;
@@ -150,6 +182,7 @@ static void vcompute_gpuvm_free(struct drm_gpuvm *gpuvm)
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
 
 	pt_free(vm->root, PT_LEVELS - 1);
+	mutex_destroy(&vm->pt_alloc_lock);
 	/* Lookups by id may still be reading its reference count. */
 	kfree_rcu(vm, compute.rcu);
 }
@@ -190,6 +223,17 @@ struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile)
 		return ERR_PTR(-ENOMEM);
 	}
 	init_rwsem(&vm->pt_lock);
+	mutex_init(&vm->pt_alloc_lock);
+	/*
+	 * pt_lock may be taken for writing from reclaim (an MMU notifier
+	 * zapping entries): teach lockdep now, so that an allocation under
+	 * it is reported on its first run rather than on the first deadlock.
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		fs_reclaim_acquire(GFP_KERNEL);
+		might_lock(&vm->pt_lock);
+		fs_reclaim_release(GFP_KERNEL);
+	}
 	drm_gpuvm_init(&vm->gpuvm, "vcompute", DRM_GPUVM_RESV_PROTECTED, drm,
 		       r_obj, 0, 1ULL << VA_BITS, 0, 0, &vcompute_gpuvm_funcs.gpuvm);
 	/* The VM holds its own reference to the reservation object. */
@@ -231,7 +275,7 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 	lockdep_assert_held(&vm->pt_lock);
 	if (va >> VA_BITS)
 		return DRM_COMPUTE_FAULT_UNMAPPED;
-	leaf = pt_leaf(vm, va, false);
+	leaf = pt_leaf(vm, va);
 	pte = leaf ? *leaf : 0;
 	if (!(pte & VCOMPUTE_PTE_VALID))
 		return DRM_COMPUTE_FAULT_UNMAPPED;
