@@ -127,6 +127,7 @@ int onenode_device_fields(const struct drm_compute_query_device *d,
 		DEV_FIELD(va_start, 0),
 		DEV_FIELD(va_end, 0),
 		DEV_FIELD(page_size, 1),
+		DEV_FIELD(device_id, 0),
 	};
 #undef DEV_FIELD
 	_Static_assert(ARRAY_SIZE(fields) == ONENODE_DEVICE_NFIELDS,
