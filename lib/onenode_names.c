@@ -49,6 +49,8 @@ static const char *const fault_names[] = {
 	[DRM_COMPUTE_FAULT_TIMEOUT] = "timeout",
 	[DRM_COMPUTE_FAULT_HANG] = "hang",
 	[DRM_COMPUTE_FAULT_LOST] = "lost",
+	[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
+	[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
 };
 
 const char *onenode_feature_name(uint64_t bit)

@@ -300,6 +300,8 @@ static void test_status_fault_names(void)
 		[DRM_COMPUTE_FAULT_TIMEOUT] = "timeout",
 		[DRM_COMPUTE_FAULT_HANG] = "hang",
 		[DRM_COMPUTE_FAULT_LOST] = "lost",
+		[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
+		[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
 	};
 
 	for (uint32_t s = DRM_COMPUTE_USERQ_STATUS_IDLE; s <= DRM_COMPUTE_USERQ_STATUS_LOST; s++)
@@ -307,9 +309,9 @@ static void test_status_fault_names(void)
 	CHECK_STR(onenode_status_name(0), "unknown", "status 0 has no name");
 	CHECK_STR(onenode_status_name(DRM_COMPUTE_USERQ_STATUS_LOST + 1), "unknown",
 		  "status past the last");
-	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_LOST; r++)
+	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_SVM_BUSY; r++)
 		CHECK_STR(onenode_fault_name(r), faults[r], "fault %u", r);
-	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_LOST + 1), "unknown", "fault past the last");
+	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_SVM_BUSY + 1), "unknown", "fault past the last");
 	CHECK_STR(onenode_fault_name(UINT32_MAX), "unknown", "fault UINT32_MAX");
 }
 

@@ -691,6 +691,20 @@ struct drm_compute_userq_control {
 #define DRM_COMPUTE_FAULT_HANG		8
 /** DRM_COMPUTE_FAULT_LOST - the device went away (status LOST). */
 #define DRM_COMPUTE_FAULT_LOST		9
+/**
+ * DRM_COMPUTE_FAULT_NOMIRROR - an access, in a VM made with
+ * %DRM_COMPUTE_VM_CREATE_SVM, to an address whose CPU mapping cannot be
+ * mirrored: a VM_IO or VM_PFNMAP mapping, such as the CPU mapping of a
+ * buffer object. Bind the buffer into the VM to use it from a queue.
+ */
+#define DRM_COMPUTE_FAULT_NOMIRROR	10
+/**
+ * DRM_COMPUTE_FAULT_SVM_BUSY - an access, in a VM made with
+ * %DRM_COMPUTE_VM_CREATE_SVM, whose fault could not be serviced within the
+ * driver's retry bound: the CPU mapping kept changing (invalidated again
+ * and again) or its pages could not be faulted in time.
+ */
+#define DRM_COMPUTE_FAULT_SVM_BUSY	11
 
 /**
  * struct drm_compute_userq_state - read a queue's state.
