@@ -74,6 +74,11 @@
  * drm_gpusvm works with recoverable device faults, KFD's XNACK mode, where
  * that is KFD's default too.
  *
+ * Attributes belong to the memory: a driver drops those of unmapped
+ * memory, and &drm_compute_ops.svm_sync lets it do so before each
+ * operation, so that GET_ATTR never reports them and a SET_ATTR on memory
+ * mapped again is not undone by a late clear.
+ *
  * Locking: the operation takes &drm_compute_vm_svm.lock with no other
  * helper lock held, and the mmap lock of the VM's address space inside it
  * for the mapping check only; &drm_compute_ops.svm_attr_set runs under the
@@ -228,6 +233,9 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 	int ret;
 
 	lockdep_assert_held(&svm->lock);
+	/* Attributes of memory unmapped since the last operation go first. */
+	if (vm->cdev->ops->svm_sync)
+		vm->cdev->ops->svm_sync(vm);
 	ret = drm_compute_svm_attr_check(&svm->attrs, attrs, args->nattr, set);
 	if (ret)
 		return ret;

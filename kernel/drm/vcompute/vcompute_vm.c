@@ -17,7 +17,9 @@
  * vcompute_vm_access(): a missing entry, a write to a read-only page or a
  * packet fetch from a no-exec page is a fault of the queue, reported with
  * the faulting address, and the kernel never touches memory the VM does
- * not map.
+ * not map. In a VM made with %DRM_COMPUTE_VM_CREATE_SVM a missing entry
+ * is first a fault to service (vcompute_vm_translate_fault(), DOC: Shared
+ * virtual memory), and only what cannot be mirrored faults the queue.
  *
  * Locking: &vcompute_vm.pt_lock. The engine holds it for reading while it
  * translates and touches pages; the bind path holds it for writing while
@@ -139,6 +141,62 @@ static int vcompute_pt_prepare(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 	return ret;
 }
 
+/**
+ * vcompute_vm_pt_prepare - make the tables a range needs
+ * @vm: the VM
+ * @va: first address
+ * @range: bytes
+ *
+ * Context: may sleep and allocate; &vcompute_vm.pt_lock not held.
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int vcompute_vm_pt_prepare(struct vcompute_vm *vm, u64 va, u64 range)
+{
+	return vcompute_pt_prepare(&vm->gpuvm, va, range);
+}
+
+/**
+ * vcompute_vm_pt_set - write one leaf entry
+ * @vm: the VM; vcompute_vm_pt_prepare() made the tables of @va
+ * @va: the page's address
+ * @pfn: the page frame
+ * @bits: VCOMPUTE_PTE_* bits
+ *
+ * Context: &vcompute_vm.pt_lock held for writing.
+ */
+void vcompute_vm_pt_set(struct vcompute_vm *vm, u64 va, unsigned long pfn,
+			u64 bits)
+{
+	u64 *leaf = pt_leaf(vm, va);
+
+	lockdep_assert_held_write(&vm->pt_lock);
+	if (!WARN_ON_ONCE(!leaf))
+		*leaf = ((u64)pfn << PAGE_SHIFT) | bits;
+}
+
+/**
+ * vcompute_vm_pt_zap - clear the leaf entries of a range
+ * @vm: the VM
+ * @va: first address
+ * @range: bytes
+ *
+ * Context: &vcompute_vm.pt_lock held for writing; no allocation (an MMU
+ * notifier calls this).
+ */
+void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range)
+{
+	u64 i, n = range >> PAGE_SHIFT;
+
+	lockdep_assert_held_write(&vm->pt_lock);
+	for (i = 0; i < n; i++) {
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
+
+		if (leaf)
+			*leaf = 0;
+	}
+}
+
 static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 			    struct drm_gem_object *obj, u64 offset, u64 flags)
 {
@@ -165,15 +223,9 @@ static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 static void vcompute_pt_unmap(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 {
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
-	u64 i, n = range >> PAGE_SHIFT;
 
 	down_write(&vm->pt_lock);
-	for (i = 0; i < n; i++) {
-		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
-
-		if (leaf)
-			*leaf = 0;
-	}
+	vcompute_vm_pt_zap(vm, va, range);
 	up_write(&vm->pt_lock);
 }
 
@@ -263,7 +315,21 @@ void vcompute_vm_free(struct drm_compute_vm *cvm)
 int vcompute_vm_bind(struct drm_compute_vm *cvm,
 		     const struct drm_compute_bind *bind)
 {
-	return drm_compute_gpuvm_bind(&to_vcompute_vm(cvm)->gpuvm, bind);
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+	int ret;
+
+	if (!vm->svm_enabled)
+		return drm_compute_gpuvm_bind(&vm->gpuvm, bind);
+	/*
+	 * An SVM VM: binds and SVM ranges never overlap. The SVM lock keeps
+	 * faults out while a MAP drops the ranges in its way and maps.
+	 */
+	mutex_lock(&cvm->svm.lock);
+	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+		vcompute_svm_bind_prepare(vm, bind->va, bind->range);
+	ret = drm_compute_gpuvm_bind(&vm->gpuvm, bind);
+	mutex_unlock(&cvm->svm.lock);
+	return ret;
 }
 
 /* Translate @va with the page tables read-locked; 0 or a DRM_COMPUTE_FAULT_*. */
@@ -303,6 +369,50 @@ int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
 }
 
 /**
+ * vcompute_vm_translate_fault - translate one address, servicing SVM faults
+ * @vm: the VM; the caller holds &vcompute_vm.pt_lock for reading
+ * @va: the address
+ * @access: what the engine means to do
+ * @page: set to the page on success
+ * @relocked: set to true if pt_lock was dropped and taken again: every
+ *	page the caller translated before may be stale and must be
+ *	translated again (left alone otherwise)
+ *
+ * In an SVM VM, a missing entry is a fault to service, not yet a fault of
+ * the queue: pt_lock is dropped (the service takes the mmap lock, and an
+ * MMU notifier takes pt_lock for writing), vcompute_svm_fault() writes the
+ * entries, pt_lock is taken again and the translation retried, at most
+ * %VCOMPUTE_SVM_MAX_REFAULTS times.
+ *
+ * Context: the engine thread (may sleep), &vcompute_engine.lock held.
+ *
+ * Returns: 0, or the DRM_COMPUTE_FAULT_* the access raises.
+ */
+int vcompute_vm_translate_fault(struct vcompute_vm *vm, u64 va,
+				enum vcompute_access access, struct page **page,
+				bool *relocked)
+{
+	unsigned int tries = 0;
+	int fault;
+
+	for (;;) {
+		fault = translate_locked(vm, va, access, page);
+		/* A write to a read-only SVM entry is a real permission fault. */
+		if (fault != DRM_COMPUTE_FAULT_UNMAPPED || !vm->svm_enabled ||
+		    va >> VA_BITS)
+			return fault;
+		if (tries++ == VCOMPUTE_SVM_MAX_REFAULTS)
+			return DRM_COMPUTE_FAULT_SVM_BUSY;
+		up_read(&vm->pt_lock);
+		fault = vcompute_svm_fault(vm, va, access);
+		down_read(&vm->pt_lock);
+		*relocked = true;
+		if (fault)
+			return fault;
+	}
+}
+
+/**
  * vcompute_vm_access - touch a range of a VM, a page at a time
  * @vm: the VM
  * @va: first byte
@@ -330,10 +440,13 @@ int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
 	down_read(&vm->pt_lock);
 	while (len) {
 		u64 off = offset_in_page(va), n = min_t(u64, len, PAGE_SIZE - off);
+		bool relocked = false;
 		struct page *page;
 		void *kaddr;
 
-		fault = translate_locked(vm, va, access, &page);
+		/* One page at a time: a relock invalidates nothing held. */
+		fault = vcompute_vm_translate_fault(vm, va, access, &page,
+						    &relocked);
 		if (fault) {
 			*fault_va = va;
 			break;

@@ -280,6 +280,15 @@ struct drm_compute_ops {
 	void (*svm_attr_set)(struct drm_compute_vm *vm, u64 start, u64 size,
 			     const struct drm_compute_svm_attr *attrs,
 			     u32 nattr);
+	/**
+	 * @svm_sync: SVM, optional. Bring &drm_compute_vm_svm.attrs up to
+	 * date with the CPU mappings before an SVM operation reads or
+	 * changes it: a driver that learns of munmap in an MMU notifier,
+	 * where it cannot clear the store (clearing allocates), clears
+	 * what was unmapped here. Called with &drm_compute_vm_svm.lock
+	 * held, from the ioctl of the VM's own process.
+	 */
+	void (*svm_sync)(struct drm_compute_vm *vm);
 };
 
 /**
