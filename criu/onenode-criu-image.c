@@ -328,7 +328,8 @@ int onenode_criu_device_compare(const struct drm_compute_query_device *dumped,
 	if (why && why_len)
 		why[0] = '\0';
 	for (i = 0; i < ONENODE_DEVICE_NFIELDS; i++) {
-		if (a[i].value == b[i].value)
+		/* An instance's name, not what it can do (see the header). */
+		if (a[i].value == b[i].value || !strcmp(a[i].name, "device_id"))
 			continue;
 		ret = -ESTALE;
 		if (why && why_len)
@@ -336,7 +337,7 @@ int onenode_criu_device_compare(const struct drm_compute_query_device *dumped,
 				used ? "; " : "", a[i].name, a[i].value, b[i].value);
 	}
 	/* Padding is zero by the uapi; a non-zero one is a change too. */
-	if (dumped->pad != now->pad) {
+	if (dumped->pad != now->pad || dumped->pad2 != now->pad2) {
 		ret = -ESTALE;
 		if (why && why_len)
 			appendf(why, why_len, &used, &full, "%spadding differs", used ? "; " : "");

@@ -10,7 +10,7 @@
  * images directory. Text, one "key value" line each, so that a person can
  * read it and a test can edit it:
  *
- *	onenode-criu-image 2
+ *	onenode-criu-image 3
  *	file_id 0x0000000c
  *	driver vcompute
  *	driver_version 0.2.0
@@ -24,9 +24,10 @@
  *
  * The first line carries the format version. A reader of version N takes
  * only version N images and requires every key exactly once, nothing else,
- * and the final "end" (a truncated image is refused). Version 1 (the CAPS
- * ioctl's report, "caps.*" keys) is refused as older, with a message that
- * says so.
+ * and the final "end" (a truncated image is refused). Older versions are
+ * refused as older, with a message that says so: version 1 (the CAPS
+ * ioctl's report, "caps.*" keys) and version 2 (a DEVICE report without
+ * device_id).
  */
 #ifndef ONENODE_CRIU_IMAGE_H
 #define ONENODE_CRIU_IMAGE_H
@@ -37,7 +38,7 @@
 #include "onenode.h"
 
 #define ONENODE_CRIU_IMAGE_MAGIC	"onenode-criu-image"
-#define ONENODE_CRIU_IMAGE_VERSION	2
+#define ONENODE_CRIU_IMAGE_VERSION	3
 /* An image is a few hundred bytes; anything larger is not ours. */
 #define ONENODE_CRIU_IMAGE_MAX		4096
 
@@ -87,8 +88,11 @@ int onenode_criu_image_parse(const char *text, size_t len,
 
 /**
  * onenode_criu_device_compare() - check the DEVICE report of the node to
- * restore onto against the dumped one. Every field must be equal: no field
- * is known that may safely differ.
+ * restore onto against the dumped one. Every field must be equal, padding
+ * included, except device_id: that names the device instance (it changes
+ * with a module reload or another instance of the same device), it says
+ * nothing the restored file relies on, as no SVM attribute, the one thing
+ * that names devices, is saved yet.
  * @why: on a difference, "vram_size: dumped 268435456, now 134217728"
  *	for each differing field.
  * Return: 0 when equal, -ESTALE when not.

@@ -131,6 +131,9 @@ static void check_device(const struct drm_compute_query_device *d)
 		     (uint64_t)(d->features & ~DRM_COMPUTE_FEATURES_KNOWN));
 	igt_assert_lte_u64(d->vram_bar_size, d->vram_size);
 	igt_assert_eq_u32(d->pad, 0);
+	igt_assert_neq_u32(d->device_id, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	igt_assert_neq_u32(d->device_id, DRM_COMPUTE_SVM_LOCATION_UNDEFINED);
+	igt_assert_eq_u32(d->pad2, 0);
 	if (!(d->features & DRM_COMPUTE_FEATURE_USERQ)) {
 		igt_assert_eq_u64(d->placements, 0);
 		igt_assert_eq_u64(d->va_start, 0);

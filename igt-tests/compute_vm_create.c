@@ -219,12 +219,26 @@ igt_main
 		compute_close(&b);
 	}
 
-	igt_describe("Every bit of flags is rejected with -EINVAL (none is "
-		     "defined), the argument unchanged, and nothing is created.");
+	igt_describe("Every bit of flags but DRM_COMPUTE_VM_CREATE_SVM is rejected "
+		     "with -EINVAL, alone or with SVM; SVM itself with -EOPNOTSUPP "
+		     "on a device without DRM_COMPUTE_FEATURE_SVM; the argument "
+		     "unchanged, and nothing is created.");
 	igt_subtest("invalid-flags") {
+		const bool svm = cd.info.features & DRM_COMPUTE_FEATURE_SVM;
+
 		for (unsigned int bit = 0; bit < 32; bit++) {
 			struct drm_compute_vm_create args = { .flags = 1u << bit };
 
+			if (args.flags == DRM_COMPUTE_VM_CREATE_SVM) {
+				if (!svm)
+					compute_expect_rejected(&cd, DRM_COMPUTE_OP_VM_CREATE,
+								&args, sizeof(args),
+								-EOPNOTSUPP);
+				continue;
+			}
+			compute_expect_rejected(&cd, DRM_COMPUTE_OP_VM_CREATE, &args,
+						sizeof(args), -EINVAL);
+			args.flags |= DRM_COMPUTE_VM_CREATE_SVM;
 			compute_expect_rejected(&cd, DRM_COMPUTE_OP_VM_CREATE, &args,
 						sizeof(args), -EINVAL);
 		}

@@ -216,7 +216,7 @@ struct onenode_field {
 };
 
 /** ONENODE_DEVICE_NFIELDS - entries onenode_device_fields() fills. */
-#define ONENODE_DEVICE_NFIELDS 7
+#define ONENODE_DEVICE_NFIELDS 8
 /** ONENODE_USERQ_NFIELDS - entries onenode_userq_fields() fills. */
 #define ONENODE_USERQ_NFIELDS 12
 
@@ -253,8 +253,16 @@ int onenode_bo_close(const struct onenode_device *dev, uint32_t handle);
 
 /* ---- GPU VMs ---- */
 
-/** onenode_vm_create() - DRM_COMPUTE_OP_VM_CREATE. */
+/** onenode_vm_create() - DRM_COMPUTE_OP_VM_CREATE without flags. */
 int onenode_vm_create(const struct onenode_device *dev, uint32_t *vm_id);
+/**
+ * onenode_vm_create_flags() - DRM_COMPUTE_OP_VM_CREATE with
+ * DRM_COMPUTE_VM_CREATE_* @flags (DRM_COMPUTE_VM_CREATE_SVM: a VM that
+ * mirrors the calling process's address space; -EOPNOTSUPP without
+ * DRM_COMPUTE_FEATURE_SVM).
+ */
+int onenode_vm_create_flags(const struct onenode_device *dev, uint32_t flags,
+			    uint32_t *vm_id);
 /** onenode_vm_destroy() - DRM_COMPUTE_OP_VM_DESTROY. */
 int onenode_vm_destroy(const struct onenode_device *dev, uint32_t vm_id);
 /**
@@ -267,6 +275,34 @@ int onenode_vm_map(const struct onenode_device *dev, uint32_t vm_id,
 /** onenode_vm_unmap() - VM_BIND UNMAP of [@va, @va + @range). */
 int onenode_vm_unmap(const struct onenode_device *dev, uint32_t vm_id,
 		     uint64_t va, uint64_t range);
+
+/* ---- shared virtual memory ---- */
+
+/**
+ * onenode_svm_set_attr() - DRM_COMPUTE_OP_SVM, DRM_COMPUTE_SVM_OP_SET_ATTR:
+ * apply the @nattr attributes at @attrs, in order, to [@start, @start +
+ * @size) of the SVM VM @vm_id (KFD's types and values, uapi/drm/drm_compute.h).
+ *
+ * Return: 0; -EINVAL for a NULL @attrs or a zero @nattr; the ioctl's errors
+ * (-EOPNOTSUPP without DRM_COMPUTE_FEATURE_SVM, -EINVAL, -ENOENT, -EPERM,
+ * -EFAULT for a range without a mirrorable CPU mapping, ...), after which
+ * nothing changed.
+ */
+int onenode_svm_set_attr(const struct onenode_device *dev, uint32_t vm_id,
+			 uint64_t start, uint64_t size,
+			 const struct drm_compute_svm_attr *attrs, uint32_t nattr);
+/**
+ * onenode_svm_get_attr() - DRM_COMPUTE_OP_SVM, DRM_COMPUTE_SVM_OP_GET_ATTR:
+ * report each attribute of @attrs over the whole of [@start, @start +
+ * @size); the kernel writes the answers into @attrs (for an access type,
+ * the type becomes the device's access; for the others, the value).
+ *
+ * Return: as onenode_svm_set_attr(); @attrs is left as it was on an error
+ * other than -EFAULT.
+ */
+int onenode_svm_get_attr(const struct onenode_device *dev, uint32_t vm_id,
+			 uint64_t start, uint64_t size,
+			 struct drm_compute_svm_attr *attrs, uint32_t nattr);
 
 /* ---- user queues: the ioctls ---- */
 

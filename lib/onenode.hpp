@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -227,9 +228,10 @@ private:
 /** Vm - a GPU virtual address space (destroyed with its mappings). */
 class Vm {
 public:
-	explicit Vm(const Device &dev) : dev_(dev.get())
+	/** A VM with DRM_COMPUTE_VM_CREATE_* @flags (SVM: it mirrors this process). */
+	explicit Vm(const Device &dev, std::uint32_t flags = 0) : dev_(dev.get())
 	{
-		check(onenode_vm_create(dev_, &id_), "create a GPU VM");
+		check(onenode_vm_create_flags(dev_, flags, &id_), "create a GPU VM");
 	}
 	Vm(Vm &&o) noexcept : dev_(o.dev_), id_(std::exchange(o.id_, 0)) {}
 	Vm &operator=(Vm &&o) noexcept
@@ -256,6 +258,23 @@ public:
 	void unmap(std::uint64_t va, std::uint64_t range)
 	{
 		check(onenode_vm_unmap(dev_, id_, va, range), "unmap from the GPU VM");
+	}
+
+	/** SVM VMs: apply @attrs, in order, to [@start, @start + @size). */
+	void svm_set_attr(std::uint64_t start, std::uint64_t size,
+			  std::span<const drm_compute_svm_attr> attrs)
+	{
+		check(onenode_svm_set_attr(dev_, id_, start, size, attrs.data(),
+					   static_cast<std::uint32_t>(attrs.size())),
+		      "set SVM attributes");
+	}
+	/** SVM VMs: @attrs answered in place over [@start, @start + @size). */
+	void svm_get_attr(std::uint64_t start, std::uint64_t size,
+			  std::span<drm_compute_svm_attr> attrs) const
+	{
+		check(onenode_svm_get_attr(dev_, id_, start, size, attrs.data(),
+					   static_cast<std::uint32_t>(attrs.size())),
+		      "get SVM attributes");
 	}
 
 private:

@@ -82,6 +82,8 @@ unsigned long onenode_compute_request(unsigned int base, unsigned int op)
 		return DRM_COMPUTE_IOCTL_USERQ_WAIT(base);
 	case DRM_COMPUTE_OP_USERQ_SIGNAL:
 		return DRM_COMPUTE_IOCTL_USERQ_SIGNAL(base);
+	case DRM_COMPUTE_OP_SVM:
+		return DRM_COMPUTE_IOCTL_SVM(base);
 	}
 	return 0;
 }
@@ -224,12 +226,19 @@ int onenode_bo_close(const struct onenode_device *dev, uint32_t handle)
 
 int onenode_vm_create(const struct onenode_device *dev, uint32_t *vm_id)
 {
+	return onenode_vm_create_flags(dev, 0, vm_id);
+}
+
+int onenode_vm_create_flags(const struct onenode_device *dev, uint32_t flags,
+			    uint32_t *vm_id)
+{
 	struct drm_compute_vm_create args;
 	int ret;
 
 	if (!vm_id)
 		return -EINVAL;
 	memset(&args, 0, sizeof(args));
+	args.flags = flags;
 	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_VM_CREATE, &args);
 	if (!ret)
 		*vm_id = args.vm_id;
@@ -273,6 +282,43 @@ int onenode_vm_unmap(const struct onenode_device *dev, uint32_t vm_id,
 	args.va = va;
 	args.range = range;
 	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_VM_BIND, &args);
+}
+
+/* ---- shared virtual memory ---- */
+
+/* @attrs: read by a SET, read and written by a GET. */
+static int svm_attr_op(const struct onenode_device *dev, uint32_t op,
+		       uint32_t vm_id, uint64_t start, uint64_t size,
+		       const void *attrs, uint32_t nattr)
+{
+	struct drm_compute_svm args;
+
+	if (!attrs || !nattr)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.vm_id = vm_id;
+	args.op = op;
+	args.start = start;
+	args.size = size;
+	args.attrs = (uintptr_t)attrs;
+	args.nattr = nattr;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_SVM, &args);
+}
+
+int onenode_svm_set_attr(const struct onenode_device *dev, uint32_t vm_id,
+			 uint64_t start, uint64_t size,
+			 const struct drm_compute_svm_attr *attrs, uint32_t nattr)
+{
+	return svm_attr_op(dev, DRM_COMPUTE_SVM_OP_SET_ATTR, vm_id, start, size,
+			   attrs, nattr);
+}
+
+int onenode_svm_get_attr(const struct onenode_device *dev, uint32_t vm_id,
+			 uint64_t start, uint64_t size,
+			 struct drm_compute_svm_attr *attrs, uint32_t nattr)
+{
+	return svm_attr_op(dev, DRM_COMPUTE_SVM_OP_GET_ATTR, vm_id, start, size,
+			   attrs, nattr);
 }
 
 /* ---- user queues ---- */

@@ -49,6 +49,8 @@ static const char *const fault_names[] = {
 	[DRM_COMPUTE_FAULT_TIMEOUT] = "timeout",
 	[DRM_COMPUTE_FAULT_HANG] = "hang",
 	[DRM_COMPUTE_FAULT_LOST] = "lost",
+	[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
+	[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
 };
 
 const char *onenode_feature_name(uint64_t bit)
@@ -127,6 +129,7 @@ int onenode_device_fields(const struct drm_compute_query_device *d,
 		DEV_FIELD(va_start, 0),
 		DEV_FIELD(va_end, 0),
 		DEV_FIELD(page_size, 1),
+		DEV_FIELD(device_id, 0),
 	};
 #undef DEV_FIELD
 	_Static_assert(ARRAY_SIZE(fields) == ONENODE_DEVICE_NFIELDS,

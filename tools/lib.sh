@@ -324,7 +324,7 @@ flavor_fragments() {
 # The project's kernel modules (=m in kernel/config/base.config), in load
 # order: the guest loads them before every VM command (tools/guest/run.sh),
 # so the driver's init and exit paths run in every test boot.
-PROJECT_MODULES="drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
+PROJECT_MODULES="drivers/gpu/drm/drm_gpusvm_helper.ko drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
 
 # build_kernel FLAVOR: configure (when a fragment or a Kconfig file changed)
 # and build bzImage and the project's modules.

@@ -38,6 +38,7 @@ static void sample(struct onenode_criu_record *rec)
 	rec->device.va_start = 1ULL << 16;
 	rec->device.va_end = 1ULL << 47;
 	rec->device.page_size = 4096;
+	rec->device.device_id = 7;
 }
 
 /* Replace the first occurrence of @from in @text by @to. */
@@ -67,12 +68,13 @@ static void test_roundtrip(void)
 	sample(&a);
 	n = onenode_criu_image_format(&a, text, sizeof(text));
 	CHECK(n > 0 && (size_t)n == strlen(text), "format returns the length (%d)", n);
-	CHECK(!strncmp(text, "onenode-criu-image 2\nfile_id 0x0000000c\ndriver vcompute\n", 55),
+	CHECK(!strncmp(text, "onenode-criu-image 3\nfile_id 0x0000000c\ndriver vcompute\n", 55),
 	      "header, file id and driver first");
 	CHECK(strstr(text, "\nrdev 226:128\n") && strstr(text, "\ndevice.vram_size 268435456\n") &&
 	      strstr(text, "\ndevice.features 0x9\n") && strstr(text, "\nopen_flags 0x802\n") &&
 	      strstr(text, "\ndevice.va_end 0x800000000000\n") &&
 	      strstr(text, "\ndevice.page_size 4096\n") &&
+	      strstr(text, "\ndevice.device_id 7\n") &&
 	      !strcmp(text + n - 4, "end\n"), "readable values, end last");
 	CHECK_EQ(parse(text, &b, why, sizeof(why)), 0, "parse what was formatted: %s", why);
 	CHECK(!memcmp(&a, &b, sizeof(a)), "parse(format(x)) == x");
@@ -100,14 +102,17 @@ static void test_defects(void)
 		int err;
 		const char *why;
 	} cases[] = {
-		{ "onenode-criu-image 2", "onenode-criu-image 3", -EPROTONOSUPPORT,
-		  "version 3 is newer than the version 2" },
-		{ "onenode-criu-image 2", "onenode-criu-image 1", -EPROTONOSUPPORT,
-		  "version 1 is older than the version 2" },
-		{ "onenode-criu-image 2", "onenode-criu-image x", -EINVAL, "not an onenode" },
-		{ "onenode-criu-image 2", "ONENODE 2", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 3", "onenode-criu-image 4", -EPROTONOSUPPORT,
+		  "version 4 is newer than the version 3" },
+		{ "onenode-criu-image 3", "onenode-criu-image 2", -EPROTONOSUPPORT,
+		  "version 2 is older than the version 3" },
+		{ "onenode-criu-image 3", "onenode-criu-image 1", -EPROTONOSUPPORT,
+		  "version 1 is older than the version 3" },
+		{ "onenode-criu-image 3", "onenode-criu-image x", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 3", "ONENODE 3", -EINVAL, "not an onenode" },
 		{ "driver vcompute\n", "", -EINVAL, "key 'driver' missing" },
 		{ "device.page_size 4096\n", "", -EINVAL, "'device.page_size' missing" },
+		{ "device.device_id 7\n", "", -EINVAL, "'device.device_id' missing" },
 		{ "end\n", "", -EINVAL, "no \"end\"" },
 		{ "end\n", "end", -EINVAL, "not terminated" },
 		{ "end\n", "end\nend\n", -EINVAL, "after \"end\"" },
@@ -185,6 +190,17 @@ static void test_compare(void)
 	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
 		 "the padding differs");
 	CHECK_STR(why, "padding differs", "padding difference named");
+
+	sample(&b);
+	b.device.pad2 = 1;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
+		 "the second padding differs");
+
+	/* Another instance of the same device: its id does not matter. */
+	sample(&b);
+	b.device.device_id = 8;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), 0,
+		 "another device id is no difference");
 
 	sample(&b);
 	b.device.page_size = 65536;

@@ -4,8 +4,10 @@
  */
 
 #include <linux/export.h>
+#include <linux/limits.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/xarray.h>
 
 #include <kunit/visibility.h>
 
@@ -50,7 +52,13 @@
  *
  * The objects live one per file: drm_compute_query.c (the query),
  * drm_compute_bo.c (buffers), drm_compute_vm.c (GPU VMs, and binding on
- * drm_gpuvm), drm_compute_userq.c (user queues).
+ * drm_gpuvm), drm_compute_userq.c (user queues), drm_compute_svm.c (the
+ * SVM operation over the attribute store of drm_compute_svm_attr.c).
+ *
+ * Every device gets an id at init (&drm_compute_device.id, reported by the
+ * DEVICE query), by which SVM attributes name devices: ids are unique
+ * among the devices present and handed out cyclically, so a device that
+ * went away does not lend its id to the next one soon.
  *
  * Users today: vcompute, the virtual compute device that runs every
  * compute uapi in a VM, and the amdgpu render node.
@@ -70,17 +78,41 @@
  *   each queue's ctl_lock inside it, so it is never taken with a ctl_lock
  *   held;
  * - &drm_compute_userq.lock (spinlock) protects a queue's status, fence
- *   value and pending signals; the driver's engine reports through it.
+ *   value and pending signals; the driver's engine reports through it;
+ * - &drm_compute_vm_svm.lock (mutex) serialises an SVM VM's attributes;
+ *   the SVM operation takes it with no other helper lock held, and takes
+ *   the mmap lock inside it (to look at the CPU mappings); it is never
+ *   taken in an MMU notifier.
  *
  * Lookups by id (xa_load() under RCU, then kref_get_unless_zero()) take no
  * lock; an object found that way stays valid until its reference is put.
  */
 
+/* Device ids (&drm_compute_device.id); the mark: the device has SVM. */
+static DEFINE_XARRAY_ALLOC1(drm_compute_devices);
+static u32 drm_compute_next_id;
+#define DRM_COMPUTE_DEVICE_SVM	XA_MARK_1
+
+/**
+ * drm_compute_device_svm - whether a device with SVM has this id
+ * @id: a device id
+ *
+ * Context: any; does not sleep.
+ *
+ * Returns: true when a compute device that reports
+ * %DRM_COMPUTE_FEATURE_SVM is present with @id.
+ */
+bool drm_compute_device_svm(u32 id)
+{
+	return xa_get_mark(&drm_compute_devices, id, DRM_COMPUTE_DEVICE_SVM);
+}
+
 /**
  * drm_compute_features - feature bits a table of driver ops supports
  * @ops: the driver's operations
  *
- * Returns: DRM_COMPUTE_FEATURE_* bits whose mandatory callbacks are all set.
+ * Returns: DRM_COMPUTE_FEATURE_* bits whose mandatory callbacks are all set;
+ * SVM only with USERQ.
  */
 u64 drm_compute_features(const struct drm_compute_ops *ops)
 {
@@ -91,6 +123,9 @@ u64 drm_compute_features(const struct drm_compute_ops *ops)
 	    ops->userq_free && ops->userq_suspend && ops->userq_resume &&
 	    ops->userq_hw_state)
 		features |= DRM_COMPUTE_FEATURE_USERQ;
+	if ((features & DRM_COMPUTE_FEATURE_USERQ) && ops->svm_vm_init &&
+	    ops->svm_vm_fini && ops->svm_attr_set)
+		features |= DRM_COMPUTE_FEATURE_SVM;
 	return features;
 }
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_features);
@@ -142,10 +177,11 @@ EXPORT_SYMBOL_IF_KUNIT(drm_compute_info_check);
  * @info: what the device is; copied
  * @ops: the driver's operations; must outlive @cdev
  *
- * Derives the feature bits from @ops and checks that @info gives every
- * limit those features need.
+ * Derives the feature bits from @ops, checks that @info gives every
+ * limit those features need, and gives the device its id.
  *
- * Returns: 0, or -EINVAL when @info is inconsistent (logged).
+ * Returns: 0, -EINVAL when @info is inconsistent (logged), -ENOMEM, or
+ * -EBUSY when no device id is free.
  */
 int drm_compute_device_init(struct drm_compute_device *cdev,
 			    struct drm_device *drm,
@@ -157,12 +193,20 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 
 	if ((info->userq_caps & DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP) &&
 	    !ops->userq_wake)
-		features &= ~DRM_COMPUTE_FEATURE_USERQ;
+		features &= ~(DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_SVM);
 	ret = drm_compute_info_check(info, features);
 	if (ret) {
 		drm_err(drm, "compute: inconsistent device description\n");
 		return ret;
 	}
+	/* Never 0 (SYSMEM) nor U32_MAX (UNDEFINED): SVM locations. */
+	ret = xa_alloc_cyclic(&drm_compute_devices, &cdev->id, cdev,
+			      XA_LIMIT(1, INT_MAX), &drm_compute_next_id,
+			      GFP_KERNEL);
+	if (ret < 0)
+		return ret;
+	if (features & DRM_COMPUTE_FEATURE_SVM)
+		xa_set_mark(&drm_compute_devices, cdev->id, DRM_COMPUTE_DEVICE_SVM);
 
 	cdev->drm = drm;
 	cdev->ops = ops;
@@ -188,6 +232,7 @@ void drm_compute_device_fini(struct drm_compute_device *cdev)
 	cancel_delayed_work_sync(&cdev->fence_poll);
 	drm_WARN_ON(cdev->drm, !list_empty(&cdev->userqs));
 	mutex_destroy(&cdev->userq_lock);
+	xa_erase(&drm_compute_devices, cdev->id);
 }
 EXPORT_SYMBOL(drm_compute_device_fini);
 

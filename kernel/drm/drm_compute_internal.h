@@ -20,6 +20,8 @@
 #define DRM_COMPUTE_USERQ_CAPS_KNOWN	(DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP | \
 					 DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY | \
 					 DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY)
+/* Every DRM_COMPUTE_VM_CREATE_* flag. */
+#define DRM_COMPUTE_VM_CREATE_FLAGS_KNOWN	DRM_COMPUTE_VM_CREATE_SVM
 /* Every DRM_COMPUTE_VM_BIND_* flag. */
 #define DRM_COMPUTE_VM_BIND_FLAGS_KNOWN	(DRM_COMPUTE_VM_BIND_READONLY | \
 					 DRM_COMPUTE_VM_BIND_NOEXEC)
@@ -27,6 +29,7 @@
 #define DRM_COMPUTE_MAX_SIGNALS		1024
 
 u64 drm_compute_features(const struct drm_compute_ops *ops);
+bool drm_compute_device_svm(u32 id);
 int drm_compute_info_check(const struct drm_compute_dev_info *info,
 			   u64 features);
 bool drm_compute_args_zero(const void *args, size_t offset, size_t size);
@@ -40,5 +43,9 @@ unsigned int drm_compute_hang_timeout_ms(void);
 unsigned int drm_compute_hang_timeout_swap(unsigned int ms);
 int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
 				 const struct drm_compute_userq_create *args);
+int drm_compute_svm_vm_init(struct drm_compute_vm *vm);
+void drm_compute_svm_vm_fini(struct drm_compute_vm *vm);
+int drm_compute_svm_args_check(const struct drm_compute_dev_info *info,
+			       const struct drm_compute_svm *args);
 
 #endif /* __DRM_COMPUTE_INTERNAL_H__ */

@@ -230,7 +230,7 @@ static int attrs_check(struct drm_compute_svm_attr_store *store,
 			break;
 		case DRM_COMPUTE_SVM_ATTR_SET_FLAGS:
 		case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
-			if (dev_ids && (value & ~DRM_COMPUTE_SVM_FLAGS_ALL))
+			if (dev_ids && (value & ~DRM_COMPUTE_SVM_FLAGS_KNOWN))
 				return -EINVAL;
 			break;
 		case DRM_COMPUTE_SVM_ATTR_GRANULARITY:
@@ -587,6 +587,37 @@ int drm_compute_svm_attr_set(struct drm_compute_svm_attr_store *store,
 EXPORT_SYMBOL(drm_compute_svm_attr_set);
 
 /**
+ * drm_compute_svm_attr_check - check a list of attributes, changing nothing
+ * @store: the store
+ * @attrs: the attributes
+ * @nattr: entries of @attrs
+ * @set: true for a list to set: every rule of drm_compute_svm_attr_set()
+ *	about the attributes, device slots included; false for a list to
+ *	get: those of drm_compute_svm_attr_get()
+ *
+ * The range is not looked at. A caller rejects a bad list with this before
+ * anything else it does for the call (look at the address space, say);
+ * the set or get that follows under the same hold of the lock gives the
+ * same answer about the list.
+ *
+ * Context: the store's lock held, in any mode.
+ *
+ * Returns: 0, or -EINVAL if an attribute breaks a rule.
+ */
+int drm_compute_svm_attr_check(struct drm_compute_svm_attr_store *store,
+			       const struct drm_compute_svm_attr *attrs,
+			       unsigned int nattr, bool set)
+{
+	u32 dev_ids[DRM_COMPUTE_SVM_MAX_DEVICES];
+
+	svm_attr_assert_held(store, false);
+
+	memcpy(dev_ids, store->dev_ids, sizeof(dev_ids));
+	return attrs_check(store, attrs, nattr, set ? dev_ids : NULL);
+}
+EXPORT_SYMBOL(drm_compute_svm_attr_check);
+
+/**
  * drm_compute_svm_attr_clear - drop the attributes of a range
  * @store: the store
  * @start: first address, page aligned
@@ -823,7 +854,7 @@ static int get_piece(void *arg, u64 start, u64 size,
 			attr->value = g->first ? v : attr->value & v;
 			break;
 		case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
-			v = ~a->flags & DRM_COMPUTE_SVM_FLAGS_ALL;
+			v = ~a->flags & DRM_COMPUTE_SVM_FLAGS_KNOWN;
 			attr->value = g->first ? v : attr->value & v;
 			break;
 		case DRM_COMPUTE_SVM_ATTR_GRANULARITY:

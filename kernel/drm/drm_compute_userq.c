@@ -545,6 +545,12 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		bitmap_free(mask);
 		return -ENOENT;
 	}
+	/* An SVM VM mirrors its creator's address space, and only serves it. */
+	if ((vm->flags & DRM_COMPUTE_VM_CREATE_SVM) && vm->svm.mm != current->mm) {
+		drm_compute_vm_put(vm);
+		bitmap_free(mask);
+		return -EPERM;
+	}
 
 	qargs = (struct drm_compute_userq_args) {
 		.vm = vm,

@@ -30,6 +30,11 @@
  * -EBUSY while a queue of the file runs on it, and a queue holds a
  * reference to its VM for its whole life.
  *
+ * A VM created with %DRM_COMPUTE_VM_CREATE_SVM also mirrors its creator's
+ * address space; the helper sets up and tears down its SVM part
+ * (&drm_compute_vm.svm, drm_compute_svm.c) around the driver's
+ * &drm_compute_ops.svm_vm_init and &drm_compute_ops.svm_vm_fini.
+ *
  * Drivers whose GPU VM is a &struct drm_gpuvm (vcompute) implement
  * &drm_compute_ops.vm_bind with drm_compute_gpuvm_bind(), which is the
  * synchronous bind of pvr and msm: the VM's and the buffers' reservations
@@ -71,6 +76,8 @@ static void vm_release(struct kref *ref)
 {
 	struct drm_compute_vm *vm = container_of(ref, struct drm_compute_vm, ref);
 
+	if (vm->flags & DRM_COMPUTE_VM_CREATE_SVM)
+		drm_compute_svm_vm_fini(vm);
 	vm->cdev->ops->vm_free(vm);
 }
 
@@ -105,8 +112,11 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
 		return -EOPNOTSUPP;
-	if (args->flags || args->vm_id)
+	if ((args->flags & ~DRM_COMPUTE_VM_CREATE_FLAGS_KNOWN) || args->vm_id)
 		return -EINVAL;
+	if ((args->flags & DRM_COMPUTE_VM_CREATE_SVM) &&
+	    !(cdev->features & DRM_COMPUTE_FEATURE_SVM))
+		return -EOPNOTSUPP;
 
 	mutex_lock(&cfile->lock);
 	xa_for_each(&cfile->vms, id, vm)
@@ -123,7 +133,16 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 	vm->cdev = cdev;
 	vm->cfile = cfile;
 	vm->num_queues = 0;
+	vm->flags = 0;
 	kref_init(&vm->ref);
+	if (args->flags & DRM_COMPUTE_VM_CREATE_SVM) {
+		/* Sets vm->flags only once it succeeded. */
+		ret = drm_compute_svm_vm_init(vm);
+		if (ret) {
+			drm_compute_vm_put(vm);
+			goto out;
+		}
+	}
 	ret = xa_alloc(&cfile->vms, &vm->id, vm, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
 	if (ret) {
 		drm_compute_vm_put(vm);

@@ -162,6 +162,10 @@ static void test_query_device(struct env *e)
 	      "VA range [%#llx, %#llx) holds this test's addresses",
 	      (unsigned long long)d->va_start, (unsigned long long)d->va_end);
 	CHECK_EQ(d->pad, 0, "pad comes back zero");
+	CHECK(d->device_id != DRM_COMPUTE_SVM_LOCATION_SYSMEM &&
+	      d->device_id != DRM_COMPUTE_SVM_LOCATION_UNDEFINED && d->device_id <= INT32_MAX,
+	      "device id %u names a device", d->device_id);
+	CHECK_EQ(d->pad2, 0, "pad2 comes back zero");
 	CHECK_EQ(onenode_device_fields(d, f, ONENODE_DEVICE_NFIELDS), ONENODE_DEVICE_NFIELDS,
 		 "fields listed");
 }
@@ -280,6 +284,36 @@ static void test_bo(struct env *e)
 	}
 	CHECK_EQ(onenode_bo_close(&e->dev, sys), 0, "close");
 	CHECK_EQ(onenode_bo_close(&e->dev, sys), -EINVAL, "closed handle is gone");
+}
+
+/*
+ * A device without DRM_COMPUTE_FEATURE_SVM refuses both the VM flag and the
+ * SVM operation with -EOPNOTSUPP, whatever the argument; one with SVM is
+ * tested by IGT.
+ */
+static void test_svm_unsupported(struct env *e)
+{
+	struct drm_compute_svm_attr a = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 9 };
+	struct drm_compute_svm args;
+	uint32_t vm = 0;
+
+	if (e->d.features & DRM_COMPUTE_FEATURE_SVM) {
+		CHECK(1, "# SKIP the device has SVM");
+		return;
+	}
+	CHECK_EQ(onenode_vm_create_flags(&e->dev, DRM_COMPUTE_VM_CREATE_SVM, &vm), -EOPNOTSUPP,
+		 "no SVM VM without the feature");
+	CHECK_EQ(vm, 0, "and no id");
+	CHECK_EQ(onenode_vm_create_flags(&e->dev, 2, &vm), -EINVAL, "an unknown VM flag");
+	CHECK_EQ(onenode_svm_set_attr(&e->dev, e->vm, DATA_VA, e->d.page_size, &a, 1),
+		 -EOPNOTSUPP, "no SVM SET_ATTR without the feature");
+	CHECK_EQ(onenode_svm_get_attr(&e->dev, e->vm, DATA_VA, e->d.page_size, &a, 1),
+		 -EOPNOTSUPP, "no SVM GET_ATTR without the feature");
+	CHECK(a.type == DRM_COMPUTE_SVM_ATTR_GRANULARITY && a.value == 9,
+	      "the array is left alone");
+	memset(&args, 0xff, sizeof(args));
+	CHECK_EQ(onenode_compute_ioctl(&e->dev, DRM_COMPUTE_OP_SVM, &args), -EOPNOTSUPP,
+		 "whatever the argument");
 }
 
 static void test_vm(struct env *e)
@@ -750,6 +784,7 @@ int main(void)
 	test_query_other_file(&e);
 	test_bo(&e);
 	test_vm(&e);
+	test_svm_unsupported(&e);
 	if (!env_setup(&e))
 		test_queues(&e);
 	if (e.map)

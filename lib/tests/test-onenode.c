@@ -123,6 +123,7 @@ static void test_compute_requests(void)
 		REQ(USERQ_STATE, drm_compute_userq_state),
 		REQ(USERQ_WAIT, drm_compute_userq_wait),
 		REQ(USERQ_SIGNAL, drm_compute_userq_signal),
+		REQ(SVM, drm_compute_svm),
 	};
 #undef REQ
 	static const unsigned int bases[] = { DRM_VCOMPUTE_COMPUTE_BASE, 0x40 };
@@ -146,7 +147,44 @@ static void test_compute_requests(void)
 	CHECK(onenode_compute_request(0, DRM_COMPUTE_OP_QUERY) == DRM_COMPUTE_IOCTL_QUERY(0) &&
 	      onenode_compute_request(0x40, DRM_COMPUTE_OP_VM_BIND) == DRM_COMPUTE_IOCTL_VM_BIND(0x40) &&
 	      onenode_compute_request(0, DRM_COMPUTE_OP_USERQ_SIGNAL) ==
-	      DRM_COMPUTE_IOCTL_USERQ_SIGNAL(0), "matches DRM_COMPUTE_IOCTL_*()");
+	      DRM_COMPUTE_IOCTL_USERQ_SIGNAL(0) &&
+	      onenode_compute_request(0x40, DRM_COMPUTE_OP_SVM) == DRM_COMPUTE_IOCTL_SVM(0x40),
+	      "matches DRM_COMPUTE_IOCTL_*()");
+}
+
+/*
+ * The SVM structures: sizes, offsets (no hidden padding, 8-byte fields
+ * aligned) and KFD's values for the attribute types, locations and flags,
+ * which userspace ported from /dev/kfd relies on.
+ */
+static void test_svm_layout(void)
+{
+	CHECK_EQ(sizeof(struct drm_compute_svm), 40u, "drm_compute_svm is 40 bytes");
+	CHECK(offsetof(struct drm_compute_svm, vm_id) == 0 &&
+	      offsetof(struct drm_compute_svm, op) == 4 &&
+	      offsetof(struct drm_compute_svm, start) == 8 &&
+	      offsetof(struct drm_compute_svm, size) == 16 &&
+	      offsetof(struct drm_compute_svm, attrs) == 24 &&
+	      offsetof(struct drm_compute_svm, nattr) == 32 &&
+	      offsetof(struct drm_compute_svm, flags) == 36, "drm_compute_svm offsets");
+	CHECK_EQ(sizeof(struct drm_compute_svm_attr), 8u, "an attribute is 8 bytes");
+	CHECK(DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC == 0 && DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC == 1 &&
+	      DRM_COMPUTE_SVM_ATTR_ACCESS == 2 && DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE == 3 &&
+	      DRM_COMPUTE_SVM_ATTR_NO_ACCESS == 4 && DRM_COMPUTE_SVM_ATTR_SET_FLAGS == 5 &&
+	      DRM_COMPUTE_SVM_ATTR_CLR_FLAGS == 6 && DRM_COMPUTE_SVM_ATTR_GRANULARITY == 7,
+	      "attribute types are KFD's");
+	CHECK(DRM_COMPUTE_SVM_LOCATION_SYSMEM == 0 &&
+	      DRM_COMPUTE_SVM_LOCATION_UNDEFINED == 0xffffffffu, "locations are KFD's");
+	CHECK(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS == 0x1 && DRM_COMPUTE_SVM_FLAG_COHERENT == 0x2 &&
+	      DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL == 0x4 && DRM_COMPUTE_SVM_FLAG_GPU_RO == 0x8 &&
+	      DRM_COMPUTE_SVM_FLAG_GPU_EXEC == 0x10 && DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY == 0x20 &&
+	      DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED == 0x40 &&
+	      DRM_COMPUTE_SVM_FLAG_EXT_COHERENT == 0x80 && DRM_COMPUTE_SVM_FLAGS_KNOWN == 0xff,
+	      "flags are KFD's");
+	CHECK(DRM_COMPUTE_VM_CREATE_SVM == 1, "VM_CREATE_SVM is bit 0");
+	CHECK_EQ(offsetof(struct drm_compute_query_device, device_id), 56u,
+		 "device_id at the end of the DEVICE report");
+	CHECK_EQ(sizeof(struct drm_compute_query_device), 64u, "the DEVICE report is 64 bytes");
 }
 
 /* Read field @f of a report back through its offset and size. */
@@ -197,7 +235,7 @@ static void test_fields(void)
 	struct drm_compute_query_device d = {
 		.features = 5, .vram_size = 1ULL << 28, .vram_bar_size = 1ULL << 20,
 		.placements = 3, .va_start = 1ULL << 16, .va_end = 1ULL << 47,
-		.page_size = 4096,
+		.page_size = 4096, .device_id = 7,
 	};
 	struct drm_compute_query_userq u = {
 		.caps = 1, .max_queues = 64, .num_priorities = 16, .priority_default = 7,
@@ -207,7 +245,7 @@ static void test_fields(void)
 	};
 	static const char *const dnames[] = {
 		"features", "vram_size", "vram_bar_size", "placements", "va_start", "va_end",
-		"page_size",
+		"page_size", "device_id",
 	};
 	static const char *const dbytes[] = { "vram_size", "vram_bar_size", "page_size", NULL };
 	static const char *const unames[] = {
@@ -224,7 +262,8 @@ static void test_fields(void)
 	n = onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS);
 	CHECK_EQ(n, ONENODE_DEVICE_NFIELDS, "every DEVICE field listed");
 	if (n == ONENODE_DEVICE_NFIELDS)
-		check_fields("device", &d, sizeof(d) - sizeof(d.pad), f, n, dnames, dbytes);
+		check_fields("device", &d, sizeof(d) - sizeof(d.pad) - sizeof(d.pad2), f, n,
+			     dnames, dbytes);
 	CHECK_EQ(onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS - 1), -EINVAL,
 		 "too small an array");
 	CHECK_EQ(onenode_device_fields(NULL, f, ONENODE_DEVICE_NFIELDS), -EINVAL, "NULL report");
@@ -261,6 +300,8 @@ static void test_status_fault_names(void)
 		[DRM_COMPUTE_FAULT_TIMEOUT] = "timeout",
 		[DRM_COMPUTE_FAULT_HANG] = "hang",
 		[DRM_COMPUTE_FAULT_LOST] = "lost",
+		[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
+		[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
 	};
 
 	for (uint32_t s = DRM_COMPUTE_USERQ_STATUS_IDLE; s <= DRM_COMPUTE_USERQ_STATUS_LOST; s++)
@@ -268,9 +309,9 @@ static void test_status_fault_names(void)
 	CHECK_STR(onenode_status_name(0), "unknown", "status 0 has no name");
 	CHECK_STR(onenode_status_name(DRM_COMPUTE_USERQ_STATUS_LOST + 1), "unknown",
 		  "status past the last");
-	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_LOST; r++)
+	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_SVM_BUSY; r++)
 		CHECK_STR(onenode_fault_name(r), faults[r], "fault %u", r);
-	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_LOST + 1), "unknown", "fault past the last");
+	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_SVM_BUSY + 1), "unknown", "fault past the last");
 	CHECK_STR(onenode_fault_name(UINT32_MAX), "unknown", "fault UINT32_MAX");
 }
 
@@ -358,6 +399,7 @@ static void test_compute_args(void)
 	struct drm_compute_query_userq u;
 	struct drm_compute_userq_state st;
 	struct drm_compute_vm_create vc = { 0 };
+	struct drm_compute_svm_attr attr = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 9 };
 	uint32_t size = 4, handle;
 	uint64_t offset;
 	void *ptr;
@@ -388,6 +430,24 @@ static void test_compute_args(void)
 	CHECK_EQ(onenode_bo_map(&dev, 1, 0, &ptr), -EINVAL, "bo_map of 0 bytes");
 	CHECK_EQ(onenode_bo_map(&dev, 1, 4096, NULL), -EINVAL, "bo_map NULL ptr");
 	CHECK_EQ(onenode_vm_create(&dev, NULL), -EINVAL, "vm_create NULL id");
+	CHECK_EQ(onenode_vm_create_flags(&dev, DRM_COMPUTE_VM_CREATE_SVM, NULL), -EINVAL,
+		 "vm_create_flags NULL id");
+	CHECK_EQ(onenode_vm_create_flags(&dev, DRM_COMPUTE_VM_CREATE_SVM, &handle), -ENOTTY,
+		 "vm_create_flags reaches the fd");
+	CHECK_EQ(onenode_svm_set_attr(&dev, 1, 1 << 20, 4096, NULL, 1), -EINVAL,
+		 "svm_set_attr NULL attrs");
+	CHECK_EQ(onenode_svm_set_attr(&dev, 1, 1 << 20, 4096, &attr, 0), -EINVAL,
+		 "svm_set_attr no attribute");
+	CHECK_EQ(onenode_svm_set_attr(&dev, 1, 1 << 20, 4096, &attr, 1), -ENOTTY,
+		 "svm_set_attr reaches the fd");
+	CHECK_EQ(onenode_svm_get_attr(&dev, 1, 1 << 20, 4096, NULL, 1), -EINVAL,
+		 "svm_get_attr NULL attrs");
+	CHECK_EQ(onenode_svm_get_attr(&dev, 1, 1 << 20, 4096, &attr, 0), -EINVAL,
+		 "svm_get_attr no attribute");
+	CHECK_EQ(onenode_svm_get_attr(&dev, 1, 1 << 20, 4096, &attr, 1), -ENOTTY,
+		 "svm_get_attr reaches the fd");
+	CHECK(attr.type == DRM_COMPUTE_SVM_ATTR_GRANULARITY && attr.value == 9,
+	      "a failed get leaves the array alone");
 	CHECK_EQ(onenode_vm_map(&dev, 1, 1, 0, 1 << 16, 4096, 0), -ENOTTY, "vm_map");
 	CHECK_EQ(onenode_userq_state(&dev, 1, NULL), -EINVAL, "userq_state NULL state");
 	CHECK_EQ(onenode_userq_state(&dev, 1, &st), -ENOTTY, "userq_state");
@@ -400,6 +460,8 @@ static void test_compute_args(void)
 	strcpy(dev.driver, "vgem");
 	CHECK_EQ(onenode_query_device(&dev, &d), -EOPNOTSUPP, "driver without a compute base");
 	CHECK_EQ(onenode_userq_destroy(&dev, 1), -EOPNOTSUPP, "every op needs the base");
+	CHECK_EQ(onenode_svm_get_attr(&dev, 1, 1 << 20, 4096, &attr, 1), -EOPNOTSUPP,
+		 "the SVM op needs the base too");
 	close(fd);
 }
 
@@ -626,6 +688,7 @@ int main(void)
 	test_feature_names();
 	test_compute_bases();
 	test_compute_requests();
+	test_svm_layout();
 	test_fields();
 	test_status_fault_names();
 	test_strerror();

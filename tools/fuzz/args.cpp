@@ -97,6 +97,31 @@ void safe_query(Thread &t, Call &c)
 		c.arg.assign(c.arg.size(), 0); /* cannot reach: keep a harmless zero view */
 }
 
+/*
+ * A GET writes its answers through attrs: keep that away from the fuzzer's
+ * memory too (only a device with SVM ever writes there).
+ */
+void safe_svm(Thread &t, Call &c)
+{
+	const std::vector<uint8_t> v = view_of(c);
+	const uint64_t attrs = vget(c.op, v, "attrs");
+	const uint64_t n = std::min<uint64_t>(vget(c.op, v, "nattr"), DRM_COMPUTE_SVM_MAX_ATTRS);
+	const uint64_t na = reinterpret_cast<uintptr_t>(t.run.noaccess);
+
+	if (vget(c.op, v, "op") != DRM_COMPUTE_SVM_OP_GET_ATTR || !attrs || !canonical_user(attrs))
+		return;
+	if (t.in_scratch(attrs, n * sizeof(drm_compute_svm_attr)))
+		return;
+	if (attrs >= na && attrs < na + 4096)
+		return;
+	const Field &af = layout(c.op).fields[field_index(layout(c.op), "attrs")];
+
+	if (static_cast<size_t>(af.offset) + 8 <= c.usize)
+		put(c, "attrs", na);
+	else
+		c.arg.assign(c.arg.size(), 0);
+}
+
 /* A buffer the kernel would really allocate must fit the memory caps. */
 void safe_bo_create(Thread &t, Call &c)
 {
@@ -225,6 +250,50 @@ void fill_valid(Thread &t, Call &c)
 		put(c, "ctx_save_size", d.uq.ctx_save_size);
 		break;
 	}
+	case DRM_COMPUTE_OP_SVM: {
+		static constexpr uint32_t types[] = {
+			DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+			DRM_COMPUTE_SVM_ATTR_ACCESS, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
+			DRM_COMPUTE_SVM_ATTR_NO_ACCESS, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, DRM_COMPUTE_SVM_ATTR_GRANULARITY,
+		};
+		const uint32_t n = static_cast<uint32_t>(r.range(1, 8));
+		const uint64_t ptr = scratch_ptr(t, n * sizeof(drm_compute_svm_attr));
+		const uint64_t size = (1 + r.below(16)) * p;
+		auto v = pick_vm(t);
+
+		/* Mostly sensible attributes: this device, system memory, known flags. */
+		for (uint32_t i = 0; i < n; i++) {
+			drm_compute_svm_attr a{ r.pick(types), 0 };
+
+			switch (a.type) {
+			case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
+			case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+				a.value = r.chance(1, 2) ? d.dev.device_id :
+					  DRM_COMPUTE_SVM_LOCATION_SYSMEM;
+				break;
+			case DRM_COMPUTE_SVM_ATTR_SET_FLAGS:
+			case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
+				a.value = static_cast<uint32_t>(r.below(DRM_COMPUTE_SVM_FLAGS_KNOWN + 1));
+				break;
+			case DRM_COMPUTE_SVM_ATTR_GRANULARITY:
+				a.value = static_cast<uint32_t>(r.below(10));
+				break;
+			default:
+				a.value = d.dev.device_id;
+				break;
+			}
+			memcpy(reinterpret_cast<void *>(ptr + i * sizeof(a)), &a, sizeof(a));
+		}
+		if (v)
+			put(c, "vm_id", v->id);
+		put(c, "op", r.chance(1, 2) ? DRM_COMPUTE_SVM_OP_SET_ATTR : DRM_COMPUTE_SVM_OP_GET_ATTR);
+		put(c, "start", random_va(t, size));
+		put(c, "size", size);
+		put(c, "attrs", ptr);
+		put(c, "nattr", n);
+		break;
+	}
 	case DRM_COMPUTE_OP_USERQ_DESTROY:
 	case DRM_COMPUTE_OP_USERQ_CONTROL:
 	case DRM_COMPUTE_OP_USERQ_STATE:
@@ -274,6 +343,8 @@ void compute_op(Thread &t, unsigned op)
 		safe_query(t, c);
 	if (op == DRM_COMPUTE_OP_BO_CREATE)
 		safe_bo_create(t, c);
+	if (op == DRM_COMPUTE_OP_SVM)
+		safe_svm(t, c);
 	run_call(t, c);
 }
 

@@ -44,7 +44,7 @@ constexpr Field bo_mmap_f[] = {
 
 using VC = drm_compute_vm_create;
 constexpr Field vm_create_f[] = {
-	F(VC, flags, Flags, 0),
+	F(VC, flags, Flags, DRM_COMPUTE_VM_CREATE_SVM),
 	F(VC, vm_id, Out, 0),
 };
 
@@ -135,6 +135,17 @@ constexpr Field userq_signal_f[] = {
 	F(USG, pad, Zero, 0),
 };
 
+using SV = drm_compute_svm;
+constexpr Field svm_f[] = {
+	F(SV, vm_id, VmId, 0),
+	F(SV, op, Enum, DRM_COMPUTE_SVM_OP_GET_ATTR),
+	F(SV, start, Va, 0),
+	F(SV, size, Size, 0),
+	F(SV, attrs, Ptr, 0),
+	F(SV, nattr, Value, 0),
+	F(SV, flags, Flags, 0),
+};
+
 #undef F
 #undef FR
 
@@ -153,6 +164,7 @@ const OpLayout table[] = {
 	L(DRM_COMPUTE_OP_USERQ_STATE, "USERQ_STATE", US, userq_state_f),
 	L(DRM_COMPUTE_OP_USERQ_WAIT, "USERQ_WAIT", UW, userq_wait_f),
 	L(DRM_COMPUTE_OP_USERQ_SIGNAL, "USERQ_SIGNAL", USG, userq_signal_f),
+	L(DRM_COMPUTE_OP_SVM, "SVM", SV, svm_f),
 };
 
 #undef L

@@ -186,9 +186,44 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 			return "unknown op";
 		return "";
 	}
+	case DRM_COMPUTE_OP_SVM: {
+		const uint64_t o = g("op"), start = g("start"), size = g("size");
+		uint64_t end;
+
+		if (o != DRM_COMPUTE_SVM_OP_SET_ATTR && o != DRM_COMPUTE_SVM_OP_GET_ATTR)
+			return "unknown op";
+		if (!g("nattr") || g("nattr") > DRM_COMPUTE_SVM_MAX_ATTRS)
+			return "nattr out of 1..DRM_COMPUTE_SVM_MAX_ATTRS";
+		if (!size || !aligned(start | size, page))
+			return "zero size, or unaligned start or size";
+		if (__builtin_add_overflow(start, size, &end))
+			return "start + size overflows";
+		if (start < d.dev.va_start || end > d.dev.va_end)
+			return "outside the VA range";
+		return "";
+	}
 	default:
 		return "";
 	}
+}
+
+/*
+ * -EOPNOTSUPP where the uapi says so for the feature: before the other
+ * rules for the SVM operation (it answers nothing else without the
+ * feature), after them for VM_CREATE's SVM flag. "" when it does not apply.
+ */
+std::string unsupported(unsigned op, const uint8_t *a, const DevInfo &d, bool before_tier1)
+{
+	const bool svm = d.dev.features & DRM_COMPUTE_FEATURE_SVM;
+
+	if (svm)
+		return "";
+	if (before_tier1 && op == DRM_COMPUTE_OP_SVM)
+		return "SVM operation without DRM_COMPUTE_FEATURE_SVM";
+	if (!before_tier1 && op == DRM_COMPUTE_OP_VM_CREATE &&
+	    (get(layout(op), a, "flags") & DRM_COMPUTE_VM_CREATE_SVM))
+		return "an SVM VM without DRM_COMPUTE_FEATURE_SVM";
+	return "";
 }
 
 } // namespace
@@ -199,10 +234,22 @@ Verdict static_verdict(unsigned op, const uint8_t *view, const DevInfo &d,
 	Verdict v;
 	bool cu_unreadable = false;
 
+	v.why = unsupported(op, view, d, true);
+	if (!v.why.empty()) {
+		v.must_fail = true;
+		v.errs = { EOPNOTSUPP };
+		return v;
+	}
 	if (const char *f = tier1_field(op, view)) {
 		v.must_fail = true;
 		v.errs = { EINVAL };
 		v.why = std::string("non-zero ") + f;
+		return v;
+	}
+	v.why = unsupported(op, view, d, false);
+	if (!v.why.empty()) {
+		v.must_fail = true;
+		v.errs = { EOPNOTSUPP };
 		return v;
 	}
 	v.why = einval_rule(op, view, d, mask, cu_unreadable);
@@ -262,17 +309,19 @@ bool documented(unsigned op, int err)
 	case DRM_COMPUTE_OP_QUERY: return in({ EINVAL, EOPNOTSUPP, EFAULT }, err);
 	case DRM_COMPUTE_OP_BO_CREATE: return in({ EINVAL, ENOSPC }, err);
 	case DRM_COMPUTE_OP_BO_MMAP: return in({ ENOENT, EINVAL }, err);
-	case DRM_COMPUTE_OP_VM_CREATE: return in({ EINVAL, ENOSPC }, err);
+	case DRM_COMPUTE_OP_VM_CREATE: return in({ EINVAL, EOPNOTSUPP, ENOSPC }, err);
 	case DRM_COMPUTE_OP_VM_DESTROY: return in({ ENOENT, EBUSY, EINVAL }, err);
 	case DRM_COMPUTE_OP_VM_BIND: return in({ EINVAL, ENOENT, EOPNOTSUPP }, err);
 	case DRM_COMPUTE_OP_USERQ_CREATE:
-		return in({ ENOENT, EINVAL, EFAULT, EACCES, ENOSPC }, err);
+		return in({ ENOENT, EINVAL, EFAULT, EACCES, EPERM, ENOSPC }, err);
 	case DRM_COMPUTE_OP_USERQ_DESTROY: return in({ ENOENT, EINVAL }, err);
 	case DRM_COMPUTE_OP_USERQ_CONTROL: return in({ ENOENT, EINVAL, EIO }, err);
 	case DRM_COMPUTE_OP_USERQ_STATE: return in({ ENOENT, EINVAL }, err);
 	case DRM_COMPUTE_OP_USERQ_WAIT:
 		return in({ ETIME, EIO, ECANCELED, ENOENT, EINVAL }, err);
 	case DRM_COMPUTE_OP_USERQ_SIGNAL: return in({ ENOENT, EIO, ENOSPC, EINVAL }, err);
+	case DRM_COMPUTE_OP_SVM:
+		return in({ EOPNOTSUPP, EINVAL, ENOENT, EPERM, EFAULT }, err);
 	default: return false;
 	}
 }

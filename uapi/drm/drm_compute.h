@@ -48,8 +48,8 @@ extern "C" {
  */
 
 /*
- * Operation offsets within a driver's compute command range. 0x0c..0x1f
- * are reserved for SVM, NIC export and checkpoint/restore.
+ * Operation offsets within a driver's compute command range. 0x0d..0x1f
+ * are reserved for NIC export and checkpoint/restore.
  */
 /** DRM_COMPUTE_OP_QUERY - offset of the query operation (&struct drm_compute_query). */
 #define DRM_COMPUTE_OP_QUERY		0x00
@@ -75,8 +75,10 @@ extern "C" {
 #define DRM_COMPUTE_OP_USERQ_WAIT	0x0a
 /** DRM_COMPUTE_OP_USERQ_SIGNAL - offset of &struct drm_compute_userq_signal. */
 #define DRM_COMPUTE_OP_USERQ_SIGNAL	0x0b
+/** DRM_COMPUTE_OP_SVM - offset of &struct drm_compute_svm. */
+#define DRM_COMPUTE_OP_SVM		0x0c
 /** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
-#define DRM_COMPUTE_OP_COUNT		0x0c
+#define DRM_COMPUTE_OP_COUNT		0x0d
 /** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
 #define DRM_COMPUTE_OP_MAX		0x20
 
@@ -117,6 +119,9 @@ extern "C" {
 #define DRM_COMPUTE_IOCTL_USERQ_SIGNAL(base) \
 	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_USERQ_SIGNAL, \
 		 struct drm_compute_userq_signal)
+#define DRM_COMPUTE_IOCTL_SVM(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_SVM, \
+		 struct drm_compute_svm)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -124,7 +129,11 @@ extern "C" {
 
 /** DRM_COMPUTE_FEATURE_USERQ - buffers, GPU VMs and compute user queues. */
 #define DRM_COMPUTE_FEATURE_USERQ	_BITULL(0)
-/** DRM_COMPUTE_FEATURE_SVM - shared virtual memory through HMM. */
+/**
+ * DRM_COMPUTE_FEATURE_SVM - shared virtual memory: GPU VMs that mirror the
+ * process's address space (%DRM_COMPUTE_VM_CREATE_SVM) and the attributes
+ * of %DRM_COMPUTE_OP_SVM. Only with %DRM_COMPUTE_FEATURE_USERQ.
+ */
 #define DRM_COMPUTE_FEATURE_SVM		_BITULL(1)
 /** DRM_COMPUTE_FEATURE_P2P_EXPORT - dma-buf export with P2P placement reports. */
 #define DRM_COMPUTE_FEATURE_P2P_EXPORT	_BITULL(2)
@@ -217,11 +226,27 @@ struct drm_compute_query_device {
 	__u64 va_end;
 	/**
 	 * @page_size: GPU page size in bytes: the alignment of every address,
-	 * offset and size in &struct drm_compute_vm_bind and of buffer sizes.
+	 * offset and size in &struct drm_compute_vm_bind and
+	 * &struct drm_compute_svm, and of buffer sizes.
 	 */
 	__u32 page_size;
 	/** @pad: zero. */
 	__u32 pad;
+	/**
+	 * @device_id: the device's id among the compute devices of the
+	 * system, what SVM attributes name a device by
+	 * (&struct drm_compute_svm_attr). Never 0
+	 * (%DRM_COMPUTE_SVM_LOCATION_SYSMEM) nor 0xffffffff
+	 * (%DRM_COMPUTE_SVM_LOCATION_UNDEFINED); two devices present at once
+	 * never share one, and an id is not handed out again before the id
+	 * space wraps (2^31 devices later). It holds while the device is
+	 * present, not across reboots, module reloads or a hot-unplug. Every
+	 * device reports it (0 from a kernel that predates it: the report is
+	 * shorter).
+	 */
+	__u32 device_id;
+	/** @pad2: zero. */
+	__u32 pad2;
 };
 
 /**
@@ -345,13 +370,34 @@ struct drm_compute_bo_mmap {
  */
 
 /**
+ * DRM_COMPUTE_VM_CREATE_SVM - the VM mirrors the address space of the
+ * process that creates it (shared virtual memory), on devices that report
+ * %DRM_COMPUTE_FEATURE_SVM.
+ *
+ * Every address of [&drm_compute_query_device.va_start, va_end) that no
+ * VM_BIND mapping covers is the process's memory at the same address: a
+ * queue reaches there what the CPU sees (any pointer of the process), under
+ * the attributes set with %DRM_COMPUTE_OP_SVM; an address with no CPU
+ * mapping, or with one that cannot be mirrored, faults the queue. VM_BIND
+ * works as in any VM, and a buffer mapping takes precedence over the
+ * process's memory where it lies.
+ *
+ * The VM belongs to the creating process's address space (its mm): in
+ * another process, a child that inherited the file across fork() included,
+ * USERQ_CREATE on it and %DRM_COMPUTE_OP_SVM on it fail with -EPERM; that
+ * process creates its own VM.
+ */
+#define DRM_COMPUTE_VM_CREATE_SVM	_BITUL(0)
+
+/**
  * struct drm_compute_vm_create - create a GPU virtual address space.
  *
- * Errors: -EINVAL for unknown @flags or a non-zero @vm_id or @pad;
- * -ENOSPC when the file has as many VMs as the driver allows.
+ * Errors: -EINVAL for unknown @flags or a non-zero @vm_id; -EOPNOTSUPP for
+ * %DRM_COMPUTE_VM_CREATE_SVM on a device without %DRM_COMPUTE_FEATURE_SVM;
+ * -ENOSPC when the file has as many VMs as the driver allows; -ENOMEM.
  */
 struct drm_compute_vm_create {
-	/** @flags: in, none defined yet: must be zero. */
+	/** @flags: in, DRM_COMPUTE_VM_CREATE_* bits. */
 	__u32 flags;
 	/** @vm_id: out (zero on input), the VM's id in this file (never 0). */
 	__u32 vm_id;
@@ -489,8 +535,9 @@ struct drm_compute_doorbell {
  * that is not zero with a zero @cu_mask_ptr,
  * which sets a bit past the last CU or which enables no CU, non-zero @pad
  * or out fields; -EFAULT for an unreadable @cu_mask_ptr; -EACCES for a
- * privileged priority without CAP_SYS_NICE; -ENOSPC when the file has
- * &drm_compute_query_userq.max_queues queues.
+ * privileged priority without CAP_SYS_NICE; -EPERM for a VM made with
+ * %DRM_COMPUTE_VM_CREATE_SVM by another process (another address space);
+ * -ENOSPC when the file has &drm_compute_query_userq.max_queues queues.
  */
 struct drm_compute_userq_create {
 	/** @vm_id: in, the GPU VM the queue runs in. */
@@ -644,6 +691,20 @@ struct drm_compute_userq_control {
 #define DRM_COMPUTE_FAULT_HANG		8
 /** DRM_COMPUTE_FAULT_LOST - the device went away (status LOST). */
 #define DRM_COMPUTE_FAULT_LOST		9
+/**
+ * DRM_COMPUTE_FAULT_NOMIRROR - an access, in a VM made with
+ * %DRM_COMPUTE_VM_CREATE_SVM, to an address whose CPU mapping cannot be
+ * mirrored: a VM_IO or VM_PFNMAP mapping, such as the CPU mapping of a
+ * buffer object. Bind the buffer into the VM to use it from a queue.
+ */
+#define DRM_COMPUTE_FAULT_NOMIRROR	10
+/**
+ * DRM_COMPUTE_FAULT_SVM_BUSY - an access, in a VM made with
+ * %DRM_COMPUTE_VM_CREATE_SVM, whose fault could not be serviced within the
+ * driver's retry bound: the CPU mapping kept changing (invalidated again
+ * and again) or its pages could not be faulted in time.
+ */
+#define DRM_COMPUTE_FAULT_SVM_BUSY	11
 
 /**
  * struct drm_compute_userq_state - read a queue's state.
@@ -725,6 +786,191 @@ struct drm_compute_userq_signal {
 	__u32 flags;
 	/** @pad: in, must be zero. */
 	__u32 pad;
+};
+
+/* ------------------------------------------------------------------------
+ * Shared virtual memory
+ */
+
+/** DRM_COMPUTE_SVM_OP_SET_ATTR - set attributes on a range. */
+#define DRM_COMPUTE_SVM_OP_SET_ATTR	1
+/** DRM_COMPUTE_SVM_OP_GET_ATTR - report attributes over a range. */
+#define DRM_COMPUTE_SVM_OP_GET_ATTR	2
+
+/** DRM_COMPUTE_SVM_MAX_ATTRS - the most attributes one call takes. */
+#define DRM_COMPUTE_SVM_MAX_ATTRS	64
+
+/*
+ * Attribute types (&drm_compute_svm_attr.type) and values: those of KFD's
+ * AMDKFD_IOC_SVM (kfd_ioctl.h), so that its users carry them unchanged.
+ */
+/**
+ * DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC - where the data should live: a
+ * device id (&drm_compute_query_device.device_id),
+ * %DRM_COMPUTE_SVM_LOCATION_SYSMEM or %DRM_COMPUTE_SVM_LOCATION_UNDEFINED
+ * (no preference, the default). Guides migration when a device or the CPU
+ * touches the data.
+ */
+#define DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC	0
+/**
+ * DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC - migrate the data to this location now
+ * (SET), as for %DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC; a prefetch that cannot
+ * place the data leaves it where it is and is not an error. The location is
+ * recorded and reported back (GET).
+ */
+#define DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC	1
+/**
+ * DRM_COMPUTE_SVM_ATTR_ACCESS - the device whose id is the value maps the
+ * range, and the data may migrate to it. Every device has this access
+ * where no attribute named it.
+ */
+#define DRM_COMPUTE_SVM_ATTR_ACCESS		2
+/**
+ * DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE - the device maps the data where it
+ * is, without migrating it.
+ */
+#define DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE	3
+/**
+ * DRM_COMPUTE_SVM_ATTR_NO_ACCESS - the device does not map the range: a
+ * queue of it that touches the range faults (%DRM_COMPUTE_FAULT_UNMAPPED).
+ */
+#define DRM_COMPUTE_SVM_ATTR_NO_ACCESS		4
+/** DRM_COMPUTE_SVM_ATTR_SET_FLAGS - DRM_COMPUTE_SVM_FLAG_* bits to set. */
+#define DRM_COMPUTE_SVM_ATTR_SET_FLAGS		5
+/** DRM_COMPUTE_SVM_ATTR_CLR_FLAGS - DRM_COMPUTE_SVM_FLAG_* bits to clear. */
+#define DRM_COMPUTE_SVM_ATTR_CLR_FLAGS		6
+/**
+ * DRM_COMPUTE_SVM_ATTR_GRANULARITY - the migration granularity, log2 of CPU
+ * pages: from 0 to 63 - log2(CPU page size) (51 with 4 KiB pages); 9 (2 MiB
+ * with 4 KiB pages) where never set. A device may migrate in smaller
+ * chunks than this.
+ */
+#define DRM_COMPUTE_SVM_ATTR_GRANULARITY	7
+
+/** DRM_COMPUTE_SVM_LOCATION_SYSMEM - location: system memory. */
+#define DRM_COMPUTE_SVM_LOCATION_SYSMEM		0
+/** DRM_COMPUTE_SVM_LOCATION_UNDEFINED - location: none chosen. */
+#define DRM_COMPUTE_SVM_LOCATION_UNDEFINED	0xffffffffu
+
+/** DRM_COMPUTE_SVM_FLAG_HOST_ACCESS - the CPU can always reach the data. */
+#define DRM_COMPUTE_SVM_FLAG_HOST_ACCESS	_BITUL(0)
+/** DRM_COMPUTE_SVM_FLAG_COHERENT - fine-grained coherence between devices. */
+#define DRM_COMPUTE_SVM_FLAG_COHERENT		_BITUL(1)
+/** DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL - any device of the preferred one's hive. */
+#define DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL		_BITUL(2)
+/** DRM_COMPUTE_SVM_FLAG_GPU_RO - devices only read the range. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_RO		_BITUL(3)
+/**
+ * DRM_COMPUTE_SVM_FLAG_GPU_EXEC - devices may execute from the range
+ * (fetch queue packets from it).
+ */
+#define DRM_COMPUTE_SVM_FLAG_GPU_EXEC		_BITUL(4)
+/** DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read the range. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY	_BITUL(5)
+/** DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED - keep device mappings valid. */
+#define DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED	_BITUL(6)
+/** DRM_COMPUTE_SVM_FLAG_EXT_COHERENT - coherence with device-scope atomics. */
+#define DRM_COMPUTE_SVM_FLAG_EXT_COHERENT	_BITUL(7)
+/** DRM_COMPUTE_SVM_FLAGS_KNOWN - every DRM_COMPUTE_SVM_FLAG_* bit. */
+#define DRM_COMPUTE_SVM_FLAGS_KNOWN		(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | \
+						 DRM_COMPUTE_SVM_FLAG_COHERENT | \
+						 DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL | \
+						 DRM_COMPUTE_SVM_FLAG_GPU_RO | \
+						 DRM_COMPUTE_SVM_FLAG_GPU_EXEC | \
+						 DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY | \
+						 DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED | \
+						 DRM_COMPUTE_SVM_FLAG_EXT_COHERENT)
+
+/**
+ * struct drm_compute_svm_attr - one attribute of %DRM_COMPUTE_OP_SVM, KFD's
+ * type/value pair.
+ */
+struct drm_compute_svm_attr {
+	/**
+	 * @type: in, DRM_COMPUTE_SVM_ATTR_*. Out (GET, the three access
+	 * types): the access the device has over the whole range.
+	 */
+	__u32 type;
+	/**
+	 * @value: SET: in, the value (a location, a device id for the access
+	 * types, flags, a granularity). GET: for the access types in, the
+	 * device id; for the others out, the value over the range (its input
+	 * is ignored).
+	 */
+	__u32 value;
+};
+
+/**
+ * struct drm_compute_svm - set or get the SVM attributes of an address
+ * range of a VM made with %DRM_COMPUTE_VM_CREATE_SVM.
+ *
+ * The attributes (DRM_COMPUTE_SVM_ATTR_*) say how devices treat the
+ * process's memory in the range: where its data should live, which devices
+ * map it and how, what they may do with it, in what chunks it migrates.
+ * Where nothing was set, an address has no preferred or prefetch location
+ * (%DRM_COMPUTE_SVM_LOCATION_UNDEFINED), the flags
+ * %DRM_COMPUTE_SVM_FLAG_HOST_ACCESS and %DRM_COMPUTE_SVM_FLAG_COHERENT,
+ * granularity 9 and %DRM_COMPUTE_SVM_ATTR_ACCESS for every device.
+ * Attributes belong to the memory: when the process unmaps memory, its
+ * attributes go with it, and memory mapped there later starts from those
+ * defaults.
+ *
+ * SET applies @attrs in order to every address of the range, which may
+ * cover any number of earlier settings; a later location, granularity or
+ * access of the same device replaces an earlier one, flags are set and
+ * cleared in turn. Addresses outside the range keep theirs.
+ *
+ * GET reports each attribute of @attrs over the whole range, KFD's rules:
+ * a location if it is the same everywhere, else
+ * %DRM_COMPUTE_SVM_LOCATION_UNDEFINED; SET_FLAGS the flags set everywhere,
+ * CLR_FLAGS the flags clear everywhere; the smallest granularity; for an
+ * access type, the type is replaced by the device's access if it is the
+ * same everywhere, else by %DRM_COMPUTE_SVM_ATTR_NO_ACCESS. The answers are
+ * written to @attrs once every check passed; an array that cannot be
+ * written then gives -EFAULT, possibly with a part of it written.
+ *
+ * Every address of the range must have a CPU mapping that can be mirrored:
+ * not VM_IO or VM_PFNMAP, which an mmap() of a GEM buffer is (map buffers
+ * with VM_BIND instead).
+ *
+ * A device id in an attribute: for the access types, any compute device
+ * present that reports %DRM_COMPUTE_FEATURE_SVM; for the locations, the
+ * VM's own device, if it has device memory. One VM keeps the access of at
+ * most 16 devices over its life.
+ *
+ * Errors (nothing changes on any of them, in the kernel or in the
+ * argument, which is only read): -EOPNOTSUPP on a device without %DRM_COMPUTE_FEATURE_SVM, for
+ * any argument; -EINVAL for an unknown @op, non-zero @flags, @nattr 0 or
+ * above %DRM_COMPUTE_SVM_MAX_ATTRS, a @start or @size that is not a
+ * multiple of &drm_compute_query_device.page_size, a zero @size, a range
+ * that wraps or leaves [&drm_compute_query_device.va_start, va_end), a VM
+ * made without %DRM_COMPUTE_VM_CREATE_SVM, an attribute of unknown type, a
+ * flag outside %DRM_COMPUTE_SVM_FLAGS_KNOWN, a granularity too large, a
+ * device id the rules above do not allow, or a 17th device; -ENOENT for an
+ * unknown @vm_id; -EPERM for a VM made by another process; -EFAULT for an
+ * @attrs array that cannot be read (or, for GET, written), or an address of
+ * the range without a CPU mapping or in one that cannot be mirrored;
+ * -EINTR when a fatal signal interrupts the wait for the address-space
+ * lock; -ENOMEM.
+ */
+struct drm_compute_svm {
+	/** @vm_id: in, a VM of this file made with %DRM_COMPUTE_VM_CREATE_SVM. */
+	__u32 vm_id;
+	/** @op: in, DRM_COMPUTE_SVM_OP_*. */
+	__u32 op;
+	/** @start: in, first CPU (and GPU) virtual address of the range. */
+	__u64 start;
+	/** @size: in, bytes of the range. */
+	__u64 size;
+	/**
+	 * @attrs: in, user pointer to @nattr &struct drm_compute_svm_attr,
+	 * read (and for GET written back).
+	 */
+	__u64 attrs;
+	/** @nattr: in, entries at @attrs: 1 to %DRM_COMPUTE_SVM_MAX_ATTRS. */
+	__u32 nattr;
+	/** @flags: in, none defined yet: must be zero. */
+	__u32 flags;
 };
 
 #if defined(__cplusplus)

@@ -200,7 +200,8 @@ static void info_check_rejects(struct kunit *test)
 
 static void query_device_reports_info(struct kunit *test)
 {
-	struct drm_compute_device cdev = { .info = info, .features = DRM_COMPUTE_FEATURE_USERQ };
+	struct drm_compute_device cdev = { .info = info, .features = DRM_COMPUTE_FEATURE_USERQ,
+					   .id = 42 };
 	struct drm_compute_query_device d;
 
 	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_DEVICE,
@@ -213,6 +214,8 @@ static void query_device_reports_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.va_end, info.va_end);
 	KUNIT_EXPECT_EQ(test, d.page_size, info.page_size);
 	KUNIT_EXPECT_EQ(test, d.pad, 0u);
+	KUNIT_EXPECT_EQ(test, d.device_id, 42u);
+	KUNIT_EXPECT_EQ(test, d.pad2, 0u);
 }
 
 static void query_device_without_userq(struct kunit *test)

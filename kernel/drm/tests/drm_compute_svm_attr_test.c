@@ -52,7 +52,7 @@ struct svm_test {
 };
 
 static bool t_device_valid(struct drm_compute_svm_attr_store *store,
-			   enum drm_compute_svm_attr_type type, u32 dev_id)
+			   u32 type, u32 dev_id)
 {
 	if (type == A_PREF || type == A_PREFETCH)
 		return dev_id <= LOC_DEVICES;
@@ -106,6 +106,18 @@ static int t_set(struct kunit *test, u64 start, u64 size,
 
 	mutex_lock(&t->lock);
 	ret = drm_compute_svm_attr_set(&t->store, start, size, attrs, nattr);
+	mutex_unlock(&t->lock);
+	return ret;
+}
+
+static int t_check(struct kunit *test, const struct drm_compute_svm_attr *attrs,
+		   unsigned int nattr, bool set)
+{
+	struct svm_test *t = test->priv;
+	int ret;
+
+	mutex_lock(&t->lock);
+	ret = drm_compute_svm_attr_check(&t->store, attrs, nattr, set);
 	mutex_unlock(&t->lock);
 	return ret;
 }
@@ -360,7 +372,7 @@ static void defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get[0].value, UNDEF);
 	KUNIT_EXPECT_EQ(test, get[1].value, UNDEF);
 	KUNIT_EXPECT_EQ(test, get[2].value, DRM_COMPUTE_SVM_FLAGS_DEFAULT);
-	KUNIT_EXPECT_EQ(test, get[3].value, DRM_COMPUTE_SVM_FLAGS_ALL &
+	KUNIT_EXPECT_EQ(test, get[3].value, DRM_COMPUTE_SVM_FLAGS_KNOWN &
 					    ~DRM_COMPUTE_SVM_FLAGS_DEFAULT);
 	KUNIT_EXPECT_EQ(test, get[4].value, DRM_COMPUTE_SVM_GRANULARITY_DEFAULT);
 	KUNIT_EXPECT_EQ(test, get[5].type, A_ACCESS);
@@ -404,7 +416,7 @@ static void get_uniform(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get[4].type, A_ACCESS);
 	KUNIT_EXPECT_EQ(test, get[5].type, A_IN_PLACE);
 	KUNIT_EXPECT_EQ(test, get[6].value, flags);
-	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_ALL & ~flags);
+	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_KNOWN & ~flags);
 	KUNIT_EXPECT_EQ(test, get[8].value, 4);
 
 	/* The same through lookup, at both ends of the range. */
@@ -631,15 +643,24 @@ static void reject_case_desc(const struct reject_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(reject_case, reject_cases, reject_case_desc);
 
-/* A set that breaks a rule fails and leaves the store as it was. */
+/*
+ * A set that breaks a rule fails and leaves the store as it was; the check
+ * of the list alone agrees with set and get about the attributes.
+ */
 static void rejects(struct kunit *test)
 {
 	const struct reject_case *c = test->param_value;
+	bool range_bad = c->start != GOOD_START || c->size != GOOD_SIZE;
 	struct drm_compute_svm_attr get[2];
 	char *before;
 
 	t_populate(test);
 	before = t_dump(test);
+	KUNIT_EXPECT_EQ(test, t_check(test, c->attrs, c->nattr, true),
+			range_bad ? 0 : -EINVAL);
+	KUNIT_EXPECT_EQ(test, t_check(test, c->attrs, c->nattr, false),
+			!range_bad && c->get ? -EINVAL : 0);
+	KUNIT_EXPECT_STREQ(test, t_dump(test), before);
 	KUNIT_EXPECT_EQ(test, t_set(test, c->start, c->size, c->attrs, c->nattr),
 			-EINVAL);
 	KUNIT_EXPECT_STREQ(test, t_dump(test), before);
@@ -669,11 +690,16 @@ static void too_many_devices(struct kunit *test)
 
 	/* One device too many in one list: nothing happens. */
 	before = t_dump(test);
+	KUNIT_EXPECT_EQ(test, t_check(test, a, ARRAY_SIZE(a), true), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t_check(test, a, ARRAY_SIZE(a), false), 0);
 	KUNIT_EXPECT_EQ(test, t_set(test, PG(100), PG(10), a, ARRAY_SIZE(a)), -EINVAL);
 	KUNIT_EXPECT_STREQ(test, t_dump(test), before);
 
-	/* Every slot taken. */
+	/* Every slot taken; a check takes none. */
+	KUNIT_EXPECT_EQ(test, t_check(test, a, max, true), 0);
+	KUNIT_EXPECT_EQ(test, t_check(test, &a[max], 1, true), 0);
 	KUNIT_ASSERT_EQ(test, t_set(test, PG(100), PG(10), a, max), 0);
+	KUNIT_EXPECT_EQ(test, t_check(test, &a[max], 1, true), -EINVAL);
 	for (i = 0; i < max; i++)
 		KUNIT_EXPECT_EQ(test, t_access(test, PG(105), i + 1),
 				DRM_COMPUTE_SVM_MODE_NO_ACCESS);
@@ -736,7 +762,7 @@ static void get_mixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get[4].type, A_ACCESS);		/* the default */
 	KUNIT_EXPECT_EQ(test, get[5].type, A_NO_ACCESS);
 	KUNIT_EXPECT_EQ(test, get[6].value, coherent | ro);
-	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_ALL &
+	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_KNOWN &
 					    ~(host | coherent | ro | exec));
 	KUNIT_EXPECT_EQ(test, get[8].value, 6);
 
@@ -750,7 +776,7 @@ static void get_mixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get[4].type, A_ACCESS);
 	KUNIT_EXPECT_EQ(test, get[5].type, A_NO_ACCESS);	/* NO_ACCESS, ACCESS */
 	KUNIT_EXPECT_EQ(test, get[6].value, coherent);
-	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_ALL &
+	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_KNOWN &
 					    ~(host | coherent | ro | exec));
 	KUNIT_EXPECT_EQ(test, get[8].value, 6);
 
@@ -762,7 +788,7 @@ static void get_mixed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, get[2].type, A_IN_PLACE);
 	KUNIT_EXPECT_EQ(test, get[3].type, A_IN_PLACE);
 	KUNIT_EXPECT_EQ(test, get[6].value, coherent | ro | exec);
-	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_ALL &
+	KUNIT_EXPECT_EQ(test, get[7].value, DRM_COMPUTE_SVM_FLAGS_KNOWN &
 					    ~(coherent | ro | exec));
 	KUNIT_EXPECT_EQ(test, get[8].value, 6);
 
@@ -1199,7 +1225,7 @@ static bool m_check_get(struct kunit *test, const struct m_page *m, int s, int e
 		if (m[p].prefetch != want[1])
 			want[1] = UNDEF;
 		want[2] &= m[p].flags;
-		want[3] &= ~m[p].flags & DRM_COMPUTE_SVM_FLAGS_ALL;
+		want[3] &= ~m[p].flags & DRM_COMPUTE_SVM_FLAGS_KNOWN;
 		want[4] = min(want[4], m[p].gran);
 		for (d = 1; d <= M_DEVS; d++)
 			if (m[p].mode[d] != mode[d])

@@ -102,6 +102,12 @@ static const struct drm_compute_ops vcompute_compute_ops = {
 	.userq_resume = vcompute_userq_resume,
 	.userq_hw_state = vcompute_userq_hw_state,
 	.userq_wake = vcompute_userq_wake,
+#if IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM)
+	.svm_vm_init = vcompute_svm_vm_init,
+	.svm_vm_fini = vcompute_svm_vm_fini,
+	.svm_attr_set = vcompute_svm_attr_set,
+	.svm_sync = vcompute_svm_sync,
+#endif
 };
 
 static int vcompute_open(struct drm_device *drm, struct drm_file *file)

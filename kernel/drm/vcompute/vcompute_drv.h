@@ -7,14 +7,18 @@
 
 #include <linux/atomic.h>
 #include <linux/gpu_buddy.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_gpusvm.h>
 #include <drm/drm_gpuvm.h>
 #include <uapi/drm/vcompute_drm.h>
 
@@ -155,13 +159,52 @@ enum vcompute_access {
 	VCOMPUTE_EXEC,
 };
 
+/** VCOMPUTE_SVM_UNMAPPED_MAX - unmapped intervals recorded between two GC runs. */
+#define VCOMPUTE_SVM_UNMAPPED_MAX	16
+
+/**
+ * struct vcompute_svm - the mirror of an SVM VM (vcompute_svm.c).
+ *
+ * The SVM lock is the helper's &drm_compute_vm_svm.lock, which is also
+ * drm_gpusvm's driver lock and the attribute store's lock.
+ */
+struct vcompute_svm {
+	/** @gpusvm: the ranges, their notifiers and pages. */
+	struct drm_gpusvm gpusvm;
+	/**
+	 * @watch: interval notifier over the whole VA range that records
+	 * unmapped intervals for the attribute store.
+	 */
+	struct mmu_interval_notifier watch;
+	/** @gc_lock: protects @gc_list; taken in the MMU notifier. */
+	spinlock_t gc_lock;
+	/** @gc_list: ranges unmapped by the CPU, to be removed. */
+	struct list_head gc_list;
+	/** @gc_work: runs the garbage collector under the SVM lock. */
+	struct work_struct gc_work;
+	/** @unmap_lock: protects @unmapped, @nr_unmapped and @rescan. */
+	spinlock_t unmap_lock;
+	/** @unmapped: intervals unmapped since the last GC run. */
+	struct {
+		/** @unmapped.start: first address. */
+		u64 start;
+		/** @unmapped.end: end, exclusive. */
+		u64 end;
+	} unmapped[VCOMPUTE_SVM_UNMAPPED_MAX];
+	/** @nr_unmapped: entries used in @unmapped. */
+	unsigned int nr_unmapped;
+	/** @rescan: @unmapped overflowed: check the whole store. */
+	bool rescan;
+};
+
 /**
  * struct vcompute_vm - a GPU VM: drm_gpuvm plus emulated page tables.
  *
  * The page tables have four levels of 512 entries over a 48-bit address
  * space, 4 KiB pages, like x86-64's. A leaf entry holds a page frame number
  * and VCOMPUTE_PTE_* bits. Tables are allocated by the bind path before it
- * changes anything and freed with the VM.
+ * changes anything, under @pt_alloc_lock and never under @pt_lock, and freed
+ * with the VM.
  */
 struct vcompute_vm {
 	/** @compute: the helper's part. */
@@ -169,13 +212,28 @@ struct vcompute_vm {
 	/** @gpuvm: the address space. */
 	struct drm_gpuvm gpuvm;
 	/**
-	 * @pt_lock: protects the page tables. The engine takes it for reading
-	 * around each translation and access; binds take it for writing, so
-	 * an unmapped page is unreachable once the bind returns.
+	 * @pt_lock: protects the page-table entries. The engine takes it for
+	 * reading around each translation and access; binds take it for
+	 * writing, so an unmapped page is unreachable once the bind returns.
+	 * Nothing allocates memory while holding it: it may be taken for
+	 * writing from reclaim (lockdep is told so when the VM is made).
 	 */
 	struct rw_semaphore pt_lock;
+	/**
+	 * @pt_alloc_lock: serialises the creation of tables, which happens
+	 * without @pt_lock; a new table is published complete
+	 * (smp_store_release()), so a walk sees no table or a zeroed one.
+	 */
+	struct mutex pt_alloc_lock;
 	/** @root: the top-level table. */
 	u64 *root;
+	/**
+	 * @svm_enabled: made with %DRM_COMPUTE_VM_CREATE_SVM and @svm set up;
+	 * set before the VM is published, cleared when it is freed.
+	 */
+	bool svm_enabled;
+	/** @svm: the mirror, when @svm_enabled. */
+	struct vcompute_svm svm;
 };
 
 static inline struct vcompute_vm *to_vcompute_vm(struct drm_compute_vm *vm)
@@ -202,6 +260,43 @@ int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
 		       void *arg, u64 *fault_va);
 int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
 			  enum vcompute_access access, struct page **page);
+int vcompute_vm_translate_fault(struct vcompute_vm *vm, u64 va,
+				enum vcompute_access access, struct page **page,
+				bool *relocked);
+int vcompute_vm_pt_prepare(struct vcompute_vm *vm, u64 va, u64 range);
+void vcompute_vm_pt_set(struct vcompute_vm *vm, u64 va, unsigned long pfn,
+			u64 bits);
+void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range);
+
+/**
+ * VCOMPUTE_SVM_MAX_REFAULTS - serviced faults one translation may take
+ * before it gives up with %DRM_COMPUTE_FAULT_SVM_BUSY (each service can be
+ * undone by an invalidation before the translation is retried).
+ */
+#define VCOMPUTE_SVM_MAX_REFAULTS	8
+
+/* vcompute_svm.c */
+#if IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM)
+int vcompute_svm_vm_init(struct drm_compute_vm *cvm);
+void vcompute_svm_vm_fini(struct drm_compute_vm *cvm);
+void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
+			   const struct drm_compute_svm_attr *attrs, u32 nattr);
+void vcompute_svm_sync(struct drm_compute_vm *cvm);
+void vcompute_svm_bind_prepare(struct vcompute_vm *vm, u64 va, u64 range);
+int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
+		       enum vcompute_access access);
+#else
+static inline void vcompute_svm_bind_prepare(struct vcompute_vm *vm, u64 va,
+					     u64 range)
+{
+}
+
+static inline int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
+				     enum vcompute_access access)
+{
+	return DRM_COMPUTE_FAULT_UNMAPPED;
+}
+#endif
 
 /**
  * struct vcompute_queue - a user queue of vcompute.

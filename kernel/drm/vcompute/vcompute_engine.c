@@ -124,6 +124,7 @@ static int vm_copy(struct vcompute_queue *q, u64 dst, u64 src, u64 len,
 		   u64 *fault_va)
 {
 	struct vcompute_vm *vm = q->vm;
+	unsigned int refaults = 0;
 	int fault = 0;
 
 	if (src + len < src || dst + len < dst) {
@@ -134,19 +135,31 @@ static int vm_copy(struct vcompute_queue *q, u64 dst, u64 src, u64 len,
 	while (len) {
 		u64 n = min3(len, PAGE_SIZE - offset_in_page(src),
 			     PAGE_SIZE - offset_in_page(dst));
+		bool relocked = false;
 		struct page *sp, *dp;
 		void *s, *d;
 
-		fault = vcompute_vm_translate(vm, src, VCOMPUTE_READ, &sp);
+		fault = vcompute_vm_translate_fault(vm, src, VCOMPUTE_READ, &sp,
+						    &relocked);
 		if (fault) {
 			*fault_va = src;
 			break;
 		}
-		fault = vcompute_vm_translate(vm, dst, VCOMPUTE_WRITE, &dp);
+		fault = vcompute_vm_translate_fault(vm, dst, VCOMPUTE_WRITE, &dp,
+						    &relocked);
 		if (fault) {
 			*fault_va = dst;
 			break;
 		}
+		/* pt_lock was dropped after @sp was found: translate again. */
+		if (relocked && ++refaults <= VCOMPUTE_SVM_MAX_REFAULTS)
+			continue;
+		if (relocked) {
+			fault = DRM_COMPUTE_FAULT_SVM_BUSY;
+			*fault_va = src;
+			break;
+		}
+		refaults = 0;
 		s = kmap_local_page(sp);
 		d = kmap_local_page(dp);
 		memcpy(d + offset_in_page(dst), s + offset_in_page(src), n);
@@ -195,12 +208,15 @@ static void exec_atomic(struct vcompute_queue *q,
 {
 	int size = vcompute_pkt_atomic_size(p->op);
 	struct vcompute_vm *vm = q->vm;
+	bool relocked = false;
 	struct page *page;
 	u64 old = 0;
 	void *kaddr;
 
 	down_read(&vm->pt_lock);
-	x->fault = vcompute_vm_translate(vm, p->va, VCOMPUTE_WRITE, &page);
+	/* The only translation: the page is current even after a relock. */
+	x->fault = vcompute_vm_translate_fault(vm, p->va, VCOMPUTE_WRITE, &page,
+					       &relocked);
 	if (x->fault) {
 		x->fault_va = p->va;
 		up_read(&vm->pt_lock);
@@ -290,11 +306,13 @@ static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
 		    u64 count, u64 *fault_va)
 {
 	struct vcompute_vm *vm = q->vm;
+	unsigned int refaults = 0;
 	int fault = 0;
 
 	down_read(&vm->pt_lock);
 	while (count) {
 		u64 va[3], n = count;
+		bool relocked = false;
 		struct page *pg[3];
 		void *map[3];
 		int i, m = k->nin + 1;
@@ -305,15 +323,25 @@ static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
 		/* A run of elements that crosses no page of any operand. */
 		for (i = 0; i < m; i++) {
 			n = min(n, (PAGE_SIZE - offset_in_page(va[i])) / 4);
-			fault = vcompute_vm_translate(vm, va[i],
-						      i < k->nin ? VCOMPUTE_READ :
-								   VCOMPUTE_WRITE,
-						      &pg[i]);
+			fault = vcompute_vm_translate_fault(vm, va[i],
+							    i < k->nin ? VCOMPUTE_READ :
+									 VCOMPUTE_WRITE,
+							    &pg[i], &relocked);
 			if (fault) {
 				*fault_va = va[i];
 				goto out;
 			}
 		}
+		/* pt_lock was dropped: the operands found before may be stale. */
+		if (relocked) {
+			if (++refaults > VCOMPUTE_SVM_MAX_REFAULTS) {
+				fault = DRM_COMPUTE_FAULT_SVM_BUSY;
+				*fault_va = va[0];
+				goto out;
+			}
+			continue;
+		}
+		refaults = 0;
 		for (i = 0; i < m; i++)
 			map[i] = kmap_local_page(pg[i]) + offset_in_page(va[i]);
 		ew_run(k, map[0], k->nin > 1 ? map[1] : NULL, map[m - 1], n);

@@ -17,17 +17,32 @@
  * vcompute_vm_access(): a missing entry, a write to a read-only page or a
  * packet fetch from a no-exec page is a fault of the queue, reported with
  * the faulting address, and the kernel never touches memory the VM does
- * not map.
+ * not map. In a VM made with %DRM_COMPUTE_VM_CREATE_SVM a missing entry
+ * is first a fault to service (vcompute_vm_translate_fault(), DOC: Shared
+ * virtual memory), and only what cannot be mirrored faults the queue.
  *
  * Locking: &vcompute_vm.pt_lock. The engine holds it for reading while it
  * translates and touches pages; the bind path holds it for writing while
  * it changes entries. An UNMAP returns only after every access that could
  * have used the old entries has finished, so a buffer unbound under a
  * running queue is safe: the queue faults on its next access.
+ *
+ * Nothing allocates memory under &vcompute_vm.pt_lock, so that an MMU
+ * notifier, which may run from reclaim, can take it for writing (shared
+ * virtual memory zaps entries that way). Tables are made beforehand, by
+ * vcompute_pt_prepare(), under &vcompute_vm.pt_alloc_lock alone: each new
+ * table is zeroed, then published with smp_store_release() into its
+ * parent entry, and every walk reads the upper entries with READ_ONCE(), so
+ * a walk under pt_lock sees either no table or a complete one. Tables are
+ * never freed before the VM. Lockdep learns the rule when the VM is made
+ * (pt_lock taken inside fs_reclaim), so an allocation under pt_lock is
+ * reported even before any notifier exists.
  */
 
 #include <linux/gfp.h>
 #include <linux/highmem.h>
+#include <linux/lockdep.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include <drm/drm_compute.h>
@@ -51,32 +66,53 @@ static unsigned int pt_index(u64 va, int level)
 }
 
 /*
- * The leaf entry of @va, allocating missing tables when @alloc; NULL when
- * a table is missing and @alloc is false, ERR_PTR(-ENOMEM) when an
- * allocation fails.
+ * The leaf entry of @va, or NULL when a table on the way is missing. The
+ * upper entries are read once each: vcompute_pt_prepare() publishes new
+ * tables without pt_lock.
  */
-static u64 *pt_leaf(struct vcompute_vm *vm, u64 va, bool alloc)
+static u64 *pt_leaf(struct vcompute_vm *vm, u64 va)
 {
 	u64 *table = vm->root;
 	int level;
 
 	for (level = PT_LEVELS - 1; level > 0; level--) {
-		u64 *entry = &table[pt_index(va, level)];
+		u64 next = READ_ONCE(table[pt_index(va, level)]);
 
-		if (!*entry) {
-			u64 *next;
-
-			if (!alloc)
-				return NULL;
-			/* Userspace makes these: charge them to it. */
-			next = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
-			if (!next)
-				return ERR_PTR(-ENOMEM);
-			*entry = (u64)(uintptr_t)next;
-		}
-		table = (u64 *)(uintptr_t)*entry;
+		if (!next)
+			return NULL;
+		table = (u64 *)(uintptr_t)next;
 	}
 	return &table[pt_index(va, 0)];
+}
+
+/*
+ * Make every missing table on the way to the leaf of @va. Under
+ * pt_alloc_lock only (never pt_lock): a new table is zeroed before
+ * smp_store_release() publishes it, so a concurrent walk sees all of it.
+ */
+static int pt_populate(struct vcompute_vm *vm, u64 va)
+{
+	u64 *table = vm->root;
+	int level;
+
+	lockdep_assert_held(&vm->pt_alloc_lock);
+	for (level = PT_LEVELS - 1; level > 0; level--) {
+		u64 *entry = &table[pt_index(va, level)];
+		u64 next = READ_ONCE(*entry);
+
+		if (!next) {
+			/* Userspace makes these: charge them to it. */
+			u64 *t = (u64 *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+
+			if (!t)
+				return -ENOMEM;
+			next = (u64)(uintptr_t)t;
+			/* Pairs with the READ_ONCE() of pt_leaf(): zeroes first. */
+			smp_store_release(entry, next);
+		}
+		table = (u64 *)(uintptr_t)next;
+	}
+	return 0;
 }
 
 static void pt_free(u64 *table, int level)
@@ -94,17 +130,71 @@ static int vcompute_pt_prepare(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 {
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
 	u64 end = va + range, step = 1ULL << (PAGE_SHIFT + PT_BITS);
-	u64 *leaf = NULL;
+	int ret = 0;
 
-	down_write(&vm->pt_lock);
+	/* Allocations: pt_alloc_lock, never pt_lock (DOC above). */
+	mutex_lock(&vm->pt_alloc_lock);
 	/* One walk per leaf table the range touches. */
-	for (; va < end; va = round_down(va, step) + step) {
-		leaf = pt_leaf(vm, va, true);
-		if (IS_ERR(leaf))
-			break;
+	for (; va < end && !ret; va = round_down(va, step) + step)
+		ret = pt_populate(vm, va);
+	mutex_unlock(&vm->pt_alloc_lock);
+	return ret;
+}
+
+/**
+ * vcompute_vm_pt_prepare - make the tables a range needs
+ * @vm: the VM
+ * @va: first address
+ * @range: bytes
+ *
+ * Context: may sleep and allocate; &vcompute_vm.pt_lock not held.
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int vcompute_vm_pt_prepare(struct vcompute_vm *vm, u64 va, u64 range)
+{
+	return vcompute_pt_prepare(&vm->gpuvm, va, range);
+}
+
+/**
+ * vcompute_vm_pt_set - write one leaf entry
+ * @vm: the VM; vcompute_vm_pt_prepare() made the tables of @va
+ * @va: the page's address
+ * @pfn: the page frame
+ * @bits: VCOMPUTE_PTE_* bits
+ *
+ * Context: &vcompute_vm.pt_lock held for writing.
+ */
+void vcompute_vm_pt_set(struct vcompute_vm *vm, u64 va, unsigned long pfn,
+			u64 bits)
+{
+	u64 *leaf = pt_leaf(vm, va);
+
+	lockdep_assert_held_write(&vm->pt_lock);
+	if (!WARN_ON_ONCE(!leaf))
+		*leaf = ((u64)pfn << PAGE_SHIFT) | bits;
+}
+
+/**
+ * vcompute_vm_pt_zap - clear the leaf entries of a range
+ * @vm: the VM
+ * @va: first address
+ * @range: bytes
+ *
+ * Context: &vcompute_vm.pt_lock held for writing; no allocation (an MMU
+ * notifier calls this).
+ */
+void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range)
+{
+	u64 i, n = range >> PAGE_SHIFT;
+
+	lockdep_assert_held_write(&vm->pt_lock);
+	for (i = 0; i < n; i++) {
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
+
+		if (leaf)
+			*leaf = 0;
 	}
-	up_write(&vm->pt_lock);
-	return PTR_ERR_OR_ZERO(leaf);
 }
 
 static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
@@ -122,7 +212,7 @@ static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 	down_write(&vm->pt_lock);
 	for (i = 0; i < n; i++) {
 		struct page *page = bo->pages[(offset >> PAGE_SHIFT) + i];
-		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
 
 		/* vcompute_pt_prepare() made every table. */
 		*leaf = ((u64)page_to_pfn(page) << PAGE_SHIFT) | bits;
@@ -133,15 +223,9 @@ static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 static void vcompute_pt_unmap(struct drm_gpuvm *gpuvm, u64 va, u64 range)
 {
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
-	u64 i, n = range >> PAGE_SHIFT;
 
 	down_write(&vm->pt_lock);
-	for (i = 0; i < n; i++) {
-		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT), false);
-
-		if (leaf)
-			*leaf = 0;
-	}
+	vcompute_vm_pt_zap(vm, va, range);
 	up_write(&vm->pt_lock);
 }
 
@@ -150,6 +234,7 @@ static void vcompute_gpuvm_free(struct drm_gpuvm *gpuvm)
 	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
 
 	pt_free(vm->root, PT_LEVELS - 1);
+	mutex_destroy(&vm->pt_alloc_lock);
 	/* Lookups by id may still be reading its reference count. */
 	kfree_rcu(vm, compute.rcu);
 }
@@ -190,6 +275,17 @@ struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile)
 		return ERR_PTR(-ENOMEM);
 	}
 	init_rwsem(&vm->pt_lock);
+	mutex_init(&vm->pt_alloc_lock);
+	/*
+	 * pt_lock may be taken for writing from reclaim (an MMU notifier
+	 * zapping entries): teach lockdep now, so that an allocation under
+	 * it is reported on its first run rather than on the first deadlock.
+	 */
+	if (IS_ENABLED(CONFIG_LOCKDEP)) {
+		fs_reclaim_acquire(GFP_KERNEL);
+		might_lock(&vm->pt_lock);
+		fs_reclaim_release(GFP_KERNEL);
+	}
 	drm_gpuvm_init(&vm->gpuvm, "vcompute", DRM_GPUVM_RESV_PROTECTED, drm,
 		       r_obj, 0, 1ULL << VA_BITS, 0, 0, &vcompute_gpuvm_funcs.gpuvm);
 	/* The VM holds its own reference to the reservation object. */
@@ -219,7 +315,21 @@ void vcompute_vm_free(struct drm_compute_vm *cvm)
 int vcompute_vm_bind(struct drm_compute_vm *cvm,
 		     const struct drm_compute_bind *bind)
 {
-	return drm_compute_gpuvm_bind(&to_vcompute_vm(cvm)->gpuvm, bind);
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+	int ret;
+
+	if (!vm->svm_enabled)
+		return drm_compute_gpuvm_bind(&vm->gpuvm, bind);
+	/*
+	 * An SVM VM: binds and SVM ranges never overlap. The SVM lock keeps
+	 * faults out while a MAP drops the ranges in its way and maps.
+	 */
+	mutex_lock(&cvm->svm.lock);
+	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+		vcompute_svm_bind_prepare(vm, bind->va, bind->range);
+	ret = drm_compute_gpuvm_bind(&vm->gpuvm, bind);
+	mutex_unlock(&cvm->svm.lock);
+	return ret;
 }
 
 /* Translate @va with the page tables read-locked; 0 or a DRM_COMPUTE_FAULT_*. */
@@ -231,7 +341,7 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 	lockdep_assert_held(&vm->pt_lock);
 	if (va >> VA_BITS)
 		return DRM_COMPUTE_FAULT_UNMAPPED;
-	leaf = pt_leaf(vm, va, false);
+	leaf = pt_leaf(vm, va);
 	pte = leaf ? *leaf : 0;
 	if (!(pte & VCOMPUTE_PTE_VALID))
 		return DRM_COMPUTE_FAULT_UNMAPPED;
@@ -256,6 +366,50 @@ int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
 			  enum vcompute_access access, struct page **page)
 {
 	return translate_locked(vm, va, access, page);
+}
+
+/**
+ * vcompute_vm_translate_fault - translate one address, servicing SVM faults
+ * @vm: the VM; the caller holds &vcompute_vm.pt_lock for reading
+ * @va: the address
+ * @access: what the engine means to do
+ * @page: set to the page on success
+ * @relocked: set to true if pt_lock was dropped and taken again: every
+ *	page the caller translated before may be stale and must be
+ *	translated again (left alone otherwise)
+ *
+ * In an SVM VM, a missing entry is a fault to service, not yet a fault of
+ * the queue: pt_lock is dropped (the service takes the mmap lock, and an
+ * MMU notifier takes pt_lock for writing), vcompute_svm_fault() writes the
+ * entries, pt_lock is taken again and the translation retried, at most
+ * %VCOMPUTE_SVM_MAX_REFAULTS times.
+ *
+ * Context: the engine thread (may sleep), &vcompute_engine.lock held.
+ *
+ * Returns: 0, or the DRM_COMPUTE_FAULT_* the access raises.
+ */
+int vcompute_vm_translate_fault(struct vcompute_vm *vm, u64 va,
+				enum vcompute_access access, struct page **page,
+				bool *relocked)
+{
+	unsigned int tries = 0;
+	int fault;
+
+	for (;;) {
+		fault = translate_locked(vm, va, access, page);
+		/* A write to a read-only SVM entry is a real permission fault. */
+		if (fault != DRM_COMPUTE_FAULT_UNMAPPED || !vm->svm_enabled ||
+		    va >> VA_BITS)
+			return fault;
+		if (tries++ == VCOMPUTE_SVM_MAX_REFAULTS)
+			return DRM_COMPUTE_FAULT_SVM_BUSY;
+		up_read(&vm->pt_lock);
+		fault = vcompute_svm_fault(vm, va, access);
+		down_read(&vm->pt_lock);
+		*relocked = true;
+		if (fault)
+			return fault;
+	}
 }
 
 /**
@@ -286,10 +440,13 @@ int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
 	down_read(&vm->pt_lock);
 	while (len) {
 		u64 off = offset_in_page(va), n = min_t(u64, len, PAGE_SIZE - off);
+		bool relocked = false;
 		struct page *page;
 		void *kaddr;
 
-		fault = translate_locked(vm, va, access, &page);
+		/* One page at a time: a relock invalidates nothing held. */
+		fault = vcompute_vm_translate_fault(vm, va, access, &page,
+						    &relocked);
 		if (fault) {
 			*fault_va = va;
 			break;

@@ -294,6 +294,72 @@ void test_rules()
 	   "documented errors per operation");
 }
 
+void test_svm_rules()
+{
+	const unsigned S = DRM_COMPUTE_OP_SVM, VC = DRM_COMPUTE_OP_VM_CREATE;
+	DevInfo d = vcompute_info();
+	auto s = arg_of(S);
+	auto vc = arg_of(VC);
+
+	set_f(s, S, "vm_id", 1);
+	set_f(s, S, "op", DRM_COMPUTE_SVM_OP_SET_ATTR);
+	set_f(s, S, "start", 1 << 20);
+	set_f(s, S, "size", 4 * PAGE);
+	set_f(s, S, "attrs", 0x1000);
+	set_f(s, S, "nattr", 1);
+	/* Without the feature: -EOPNOTSUPP, whatever the argument. */
+	Verdict v = static_verdict(S, s.data(), d, true, nullptr);
+	ok(v.must_fail && v.errs == std::vector<int>{ EOPNOTSUPP }, "SVM without the feature");
+	set_f(s, S, "flags", 1);
+	v = static_verdict(S, s.data(), d, true, nullptr);
+	ok(v.must_fail && v.errs == std::vector<int>{ EOPNOTSUPP },
+	   "SVM without the feature: -EOPNOTSUPP before the flags rule");
+	set_f(s, S, "flags", 0);
+	set_f(vc, VC, "flags", DRM_COMPUTE_VM_CREATE_SVM);
+	v = static_verdict(VC, vc.data(), d, true, nullptr);
+	ok(v.must_fail && v.errs == std::vector<int>{ EOPNOTSUPP }, "an SVM VM without the feature");
+	set_f(vc, VC, "flags", DRM_COMPUTE_VM_CREATE_SVM | 2);
+	v = static_verdict(VC, vc.data(), d, true, nullptr);
+	ok(v.must_fail && v.errs == std::vector<int>{ EINVAL }, "an unknown VM flag first");
+	ok(documented(VC, EOPNOTSUPP) && documented(S, EPERM) && documented(S, EFAULT) &&
+		   !documented(S, EBUSY), "documented SVM errors");
+
+	/* With it: the rules of the argument alone. */
+	d.dev.features |= DRM_COMPUTE_FEATURE_SVM;
+	set_f(vc, VC, "flags", DRM_COMPUTE_VM_CREATE_SVM);
+	ok(!static_verdict(VC, vc.data(), d, true, nullptr).must_fail, "an SVM VM with the feature");
+	ok(!static_verdict(S, s.data(), d, true, nullptr).must_fail, "a valid SET_ATTR passes");
+	set_f(s, S, "op", DRM_COMPUTE_SVM_OP_GET_ATTR);
+	set_f(s, S, "nattr", DRM_COMPUTE_SVM_MAX_ATTRS);
+	ok(!static_verdict(S, s.data(), d, true, nullptr).must_fail, "a valid GET_ATTR passes");
+	const struct {
+		const char *field;
+		uint64_t value;
+		const char *what;
+	} bad[] = {
+		{ "op", 0, "op 0" },
+		{ "op", 3, "an unknown op" },
+		{ "flags", 1, "a flag" },
+		{ "nattr", 0, "no attribute" },
+		{ "nattr", DRM_COMPUTE_SVM_MAX_ATTRS + 1, "too many attributes" },
+		{ "size", 0, "a zero size" },
+		{ "size", PAGE + 8, "an unaligned size" },
+		{ "start", (1 << 20) + 4, "an unaligned start" },
+		{ "start", 0, "below va_start" },
+		{ "start", (1ULL << 47) - PAGE, "past va_end" },
+		{ "start", ~0ULL & ~(PAGE - 1), "a wrapping range" },
+	};
+
+	for (const auto &b : bad) {
+		auto x = s;
+
+		set_f(x, S, b.field, b.value);
+		v = static_verdict(S, x.data(), d, true, nullptr);
+		ok(v.must_fail && v.errs == std::vector<int>{ EINVAL }, std::string("SVM: ") + b.what +
+		   " is exactly -EINVAL");
+	}
+}
+
 void test_vm_model()
 {
 	Vm vm;
@@ -404,6 +470,7 @@ int main()
 	test_replay();
 	test_kernel_view();
 	test_rules();
+	test_svm_rules();
 	test_vm_model();
 	test_packets();
 	test_report_key();

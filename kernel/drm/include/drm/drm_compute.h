@@ -14,6 +14,7 @@
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
+#include <drm/drm_compute_svm.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_ioctl.h>
 #include <uapi/drm/drm_compute.h>
@@ -22,6 +23,7 @@ struct drm_device;
 struct drm_file;
 struct drm_gem_object;
 struct drm_gpuvm;
+struct mm_struct;
 struct drm_compute_file;
 struct drm_compute_vm;
 struct drm_compute_userq;
@@ -244,6 +246,49 @@ struct drm_compute_ops {
 	 * %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP). Look at the doorbell again.
 	 */
 	void (*userq_wake)(struct drm_compute_userq *q);
+	/**
+	 * @svm_vm_init: SVM, mandatory. Set up the mirror of the calling
+	 * process's address space (current->mm, also in
+	 * &drm_compute_vm_svm.mm) for @vm, which userspace creates with
+	 * %DRM_COMPUTE_VM_CREATE_SVM. The helper has set up
+	 * &drm_compute_vm.svm (its lock and attribute store) already; the VM
+	 * is not published yet. Called once per such VM, with
+	 * &drm_compute_file.lock held. Returns 0 or a negative errno, which
+	 * fails the creation; @svm_vm_fini is then not called.
+	 */
+	int (*svm_vm_init)(struct drm_compute_vm *vm);
+	/**
+	 * @svm_vm_fini: SVM, mandatory. The last reference to a VM
+	 * @svm_vm_init set up is gone and no queue runs on it: tear the
+	 * mirror down. Called before @vm_free, while &drm_compute_vm.svm is
+	 * still valid (the helper tears it down afterwards).
+	 */
+	void (*svm_vm_fini)(struct drm_compute_vm *vm);
+	/**
+	 * @svm_attr_set: SVM, mandatory. Userspace set the @nattr attributes
+	 * @attrs on [@start, @start + @size) of @vm, and the VM's attribute
+	 * store holds them already: act on them (the mappings whose access,
+	 * read-only or exec rule changed must follow the new attributes by
+	 * the next device access; %DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC asks for
+	 * a migration now). The helper validated everything: the range is
+	 * page aligned, inside the VM's range and covered by CPU mappings
+	 * that can be mirrored. Called with &drm_compute_vm_svm.lock held,
+	 * from the ioctl of the VM's own process (current->mm is the VM's).
+	 * Cannot fail: a prefetch that cannot place the data leaves it where
+	 * it is.
+	 */
+	void (*svm_attr_set)(struct drm_compute_vm *vm, u64 start, u64 size,
+			     const struct drm_compute_svm_attr *attrs,
+			     u32 nattr);
+	/**
+	 * @svm_sync: SVM, optional. Bring &drm_compute_vm_svm.attrs up to
+	 * date with the CPU mappings before an SVM operation reads or
+	 * changes it: a driver that learns of munmap in an MMU notifier,
+	 * where it cannot clear the store (clearing allocates), clears
+	 * what was unmapped here. Called with &drm_compute_vm_svm.lock
+	 * held, from the ioctl of the VM's own process.
+	 */
+	void (*svm_sync)(struct drm_compute_vm *vm);
 };
 
 /**
@@ -254,6 +299,11 @@ struct drm_compute_ops {
 struct drm_compute_device {
 	/** @drm: the DRM device. */
 	struct drm_device *drm;
+	/**
+	 * @id: the device's id (&drm_compute_query_device.device_id), from
+	 * init to fini; never 0 nor %DRM_COMPUTE_SVM_LOCATION_UNDEFINED.
+	 */
+	u32 id;
 	/** @ops: the driver's operations. */
 	const struct drm_compute_ops *ops;
 	/** @info: the driver's description, a copy. */
@@ -301,6 +351,37 @@ struct drm_compute_file {
 };
 
 /**
+ * struct drm_compute_vm_svm - the SVM part of a GPU VM.
+ *
+ * Valid in a VM created with %DRM_COMPUTE_VM_CREATE_SVM (set in
+ * &drm_compute_vm.flags), from before &drm_compute_ops.svm_vm_init until
+ * after &drm_compute_ops.svm_vm_fini.
+ */
+struct drm_compute_vm_svm {
+	/**
+	 * @lock: serialises @attrs, and is the lock the store checks with
+	 * lockdep. The helper holds it across each SVM operation, including
+	 * &drm_compute_ops.svm_attr_set. The driver takes it to read the
+	 * attributes (in its GPU fault handler, say) and may make it its SVM
+	 * lock (drm_gpusvm_driver_set_lock()). Taken outside the mmap lock;
+	 * never taken in an MMU notifier.
+	 */
+	struct mutex lock;
+	/**
+	 * @attrs: the attributes userspace set, over the device's
+	 * [&drm_compute_dev_info.va_start, va_end); every device has
+	 * %DRM_COMPUTE_SVM_MODE_ACCESS where none was set.
+	 */
+	struct drm_compute_svm_attr_store attrs;
+	/**
+	 * @mm: the address space the VM mirrors, its creator's; held with
+	 * mmgrab() (the structure, not the address space) until the VM is
+	 * freed, so that a comparison with current->mm is sound.
+	 */
+	struct mm_struct *mm;
+};
+
+/**
  * struct drm_compute_vm - the helper's part of a GPU VM.
  *
  * Embedded in the driver's VM (vcompute embeds a &struct drm_gpuvm beside
@@ -317,6 +398,13 @@ struct drm_compute_vm {
 	u32 id;
 	/** @num_queues: queues running on the VM, protected by @cfile's lock. */
 	u32 num_queues;
+	/**
+	 * @flags: DRM_COMPUTE_VM_CREATE_* the VM was created with; set before
+	 * the VM is published, constant afterwards.
+	 */
+	u32 flags;
+	/** @svm: with %DRM_COMPUTE_VM_CREATE_SVM in @flags, its SVM state. */
+	struct drm_compute_vm_svm svm;
 	/** @rcu: for the driver's kfree_rcu() in &drm_compute_ops.vm_free. */
 	struct rcu_head rcu;
 };
@@ -468,6 +556,7 @@ int drm_compute_userq_control_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
 
 int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
 		     void *data, int (*fn)(struct drm_compute_file *cfile, void *data));
@@ -562,6 +651,12 @@ static int prefix##_compute_userq_signal(struct drm_device *dev, void *data,	\
 {									\
 	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
 				drm_compute_userq_signal_ioctl);		\
+}									\
+static int prefix##_compute_svm(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_svm_ioctl);			\
 }
 
 /**
@@ -645,6 +740,12 @@ static int prefix##_compute_userq_signal(struct drm_device *dev, void *data,	\
 		.flags = DRM_RENDER_ALLOW,				\
 		.func = prefix##_compute_userq_signal,			\
 		.name = "DRM_COMPUTE_USERQ_SIGNAL",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_SVM] = {		\
+		.cmd = DRM_COMPUTE_IOCTL_SVM(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_svm,				\
+		.name = "DRM_COMPUTE_SVM",				\
 	}
 
 #endif /* __DRM_COMPUTE_H__ */

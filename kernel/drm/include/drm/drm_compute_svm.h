@@ -5,7 +5,6 @@
 #ifndef __DRM_COMPUTE_SVM_H__
 #define __DRM_COMPUTE_SVM_H__
 
-#include <linux/bits.h>
 #include <linux/bug.h>
 #include <linux/lockdep_types.h>
 #include <linux/rbtree_types.h>
@@ -13,40 +12,19 @@
 
 #include <asm/page.h>
 
+#include <uapi/drm/drm_compute.h>
+
 struct drm_compute_svm_attr_store;
 
 /*
- * The values below are those of KFD's AMDKFD_IOC_SVM
- * (include/uapi/linux/kfd_ioctl.h), so that a render-node uapi can carry
- * them unchanged.
+ * The attribute types, locations and flags are the uapi's
+ * (uapi/drm/drm_compute.h: DRM_COMPUTE_SVM_ATTR_*, _LOCATION_*, _FLAG_*),
+ * which are KFD's values.
  */
 
 /** DRM_COMPUTE_SVM_MAX_DEVICES - devices one store keeps access modes for. */
 #define DRM_COMPUTE_SVM_MAX_DEVICES		16
 
-/** DRM_COMPUTE_SVM_LOCATION_SYSMEM - location value: system memory. */
-#define DRM_COMPUTE_SVM_LOCATION_SYSMEM		0u
-/** DRM_COMPUTE_SVM_LOCATION_UNDEFINED - location value: none chosen. */
-#define DRM_COMPUTE_SVM_LOCATION_UNDEFINED	0xffffffffu
-
-/** DRM_COMPUTE_SVM_FLAG_HOST_ACCESS - the CPU can always reach the range. */
-#define DRM_COMPUTE_SVM_FLAG_HOST_ACCESS	BIT(0)
-/** DRM_COMPUTE_SVM_FLAG_COHERENT - fine-grained coherence between devices. */
-#define DRM_COMPUTE_SVM_FLAG_COHERENT		BIT(1)
-/** DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL - any device of the preferred one's hive. */
-#define DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL		BIT(2)
-/** DRM_COMPUTE_SVM_FLAG_GPU_RO - devices only read; allows replication. */
-#define DRM_COMPUTE_SVM_FLAG_GPU_RO		BIT(3)
-/** DRM_COMPUTE_SVM_FLAG_GPU_EXEC - devices may execute from the range. */
-#define DRM_COMPUTE_SVM_FLAG_GPU_EXEC		BIT(4)
-/** DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read. */
-#define DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY	BIT(5)
-/** DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED - keep device mappings valid. */
-#define DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED	BIT(6)
-/** DRM_COMPUTE_SVM_FLAG_EXT_COHERENT - coherence with device-scope atomics. */
-#define DRM_COMPUTE_SVM_FLAG_EXT_COHERENT	BIT(7)
-/** DRM_COMPUTE_SVM_FLAGS_ALL - every DRM_COMPUTE_SVM_FLAG_* bit. */
-#define DRM_COMPUTE_SVM_FLAGS_ALL		GENMASK(7, 0)
 /** DRM_COMPUTE_SVM_FLAGS_DEFAULT - flags of a range never set (KFD's). */
 #define DRM_COMPUTE_SVM_FLAGS_DEFAULT		(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | \
 						 DRM_COMPUTE_SVM_FLAG_COHERENT)
@@ -63,34 +41,6 @@ struct drm_compute_svm_attr_store;
 #define DRM_COMPUTE_SVM_GRANULARITY_MAX		(63 - PAGE_SHIFT)
 
 /**
- * enum drm_compute_svm_attr_type - what a &struct drm_compute_svm_attr sets
- * or queries
- * @DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC: the location (device id,
- *	%DRM_COMPUTE_SVM_LOCATION_SYSMEM or _UNDEFINED) the data should live
- *	in.
- * @DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC: the location to migrate the data to
- *	now; the store records it, the driver migrates.
- * @DRM_COMPUTE_SVM_ATTR_ACCESS: the device whose id is the value may map
- *	the range, and data may migrate to it.
- * @DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE: the device may map the range where
- *	the data is, without migrating it.
- * @DRM_COMPUTE_SVM_ATTR_NO_ACCESS: the device may not map the range.
- * @DRM_COMPUTE_SVM_ATTR_SET_FLAGS: DRM_COMPUTE_SVM_FLAG_* bits to set.
- * @DRM_COMPUTE_SVM_ATTR_CLR_FLAGS: DRM_COMPUTE_SVM_FLAG_* bits to clear.
- * @DRM_COMPUTE_SVM_ATTR_GRANULARITY: migration granularity, log2 pages.
- */
-enum drm_compute_svm_attr_type {
-	DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
-	DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
-	DRM_COMPUTE_SVM_ATTR_ACCESS,
-	DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
-	DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
-	DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
-	DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
-	DRM_COMPUTE_SVM_ATTR_GRANULARITY,
-};
-
-/**
  * enum drm_compute_svm_access_mode - how one device may reach a range
  * @DRM_COMPUTE_SVM_MODE_DEFAULT: stored only: the store's default mode
  *	(&drm_compute_svm_attr_store.default_access) applies.
@@ -104,24 +54,6 @@ enum drm_compute_svm_access_mode {
 	DRM_COMPUTE_SVM_MODE_ACCESS,
 	DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE,
 	DRM_COMPUTE_SVM_MODE_NO_ACCESS,
-};
-
-/**
- * struct drm_compute_svm_attr - one attribute of a set or get, KFD's
- * type/value pair
- */
-struct drm_compute_svm_attr {
-	/**
-	 * @type: &enum drm_compute_svm_attr_type. In: always. Out (get): for
-	 * the three access types, the access the device has over the whole
-	 * range.
-	 */
-	u32 type;
-	/**
-	 * @value: In (set): the value. In (get, access types): the device id.
-	 * Out (get, other types): the value over the range.
-	 */
-	u32 value;
 };
 
 /**
@@ -160,7 +92,7 @@ struct drm_compute_svm_attr_ops {
 	 * sleep.
 	 */
 	bool (*device_valid)(struct drm_compute_svm_attr_store *store,
-			     enum drm_compute_svm_attr_type type, u32 dev_id);
+			     u32 type, u32 dev_id);
 };
 
 /**
@@ -251,6 +183,9 @@ int drm_compute_svm_attr_get(struct drm_compute_svm_attr_store *store,
 			     unsigned int nattr);
 int drm_compute_svm_attr_clear(struct drm_compute_svm_attr_store *store,
 			       u64 start, u64 size);
+int drm_compute_svm_attr_check(struct drm_compute_svm_attr_store *store,
+			       const struct drm_compute_svm_attr *attrs,
+			       unsigned int nattr, bool set);
 
 const struct drm_compute_svm_attrs *
 drm_compute_svm_attr_lookup(struct drm_compute_svm_attr_store *store, u64 addr,

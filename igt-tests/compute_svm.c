@@ -1,0 +1,763 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * IGT test of shared virtual memory (DRM_COMPUTE_VM_CREATE_SVM and
+ * DRM_COMPUTE_OP_SVM): attributes set and read back through the ioctl,
+ * invalid input changing nothing, queues reading and writing the process's
+ * own memory (malloc, stack, a private file mapping) with no VM_BIND, the
+ * faults the rules give (read-only attribute or mapping, NO_ACCESS, a
+ * PFNMAP mapping, no mapping), CPU changes under a running queue (munmap,
+ * partial munmap, MAP_FIXED replacement, mremap, MADV_DONTNEED), fork,
+ * process exit under a queue, and files that cannot see each other.
+ */
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "igt_core.h"
+#include "drmtest.h"
+#include "ioctl_wrappers.h"
+
+#include "compute_igt.h"
+
+IGT_TEST_DESCRIPTION("Checks shared virtual memory: SVM attributes through "
+		     "DRM_COMPUTE_OP_SVM, queues using the process's own "
+		     "memory without VM_BIND, the faults of read-only, "
+		     "NO_ACCESS, PFNMAP and unmapped memory, CPU mapping "
+		     "changes under running queues, fork and process exit.");
+
+#define PAGE COMPUTE_PAGE
+#define SZ_2M (2ull << 20)
+#define QVA COMPUTE_QUEUE_VA(1)
+#define QVA2 COMPUTE_QUEUE_VA(2)
+/* Copies a busy queue runs while the CPU changes the mapping. */
+#define BUSY_COPIES 64
+
+static struct compute_dev cd = { .fd = -1 };
+
+static uint32_t svm_vm(const struct compute_dev *dev)
+{
+	uint32_t vm = 0;
+	int ret = onenode_vm_create_flags(&dev->dev, DRM_COMPUTE_VM_CREATE_SVM, &vm);
+
+	igt_assert_f(ret == 0, "SVM VM: %s\n", onenode_strerror(ret));
+	return vm;
+}
+
+static int set_attr(uint32_t vm, const void *p, uint64_t size, uint32_t type,
+		    uint32_t value)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = value };
+
+	return onenode_svm_set_attr(&cd.dev, vm, (uintptr_t)p, size, &a, 1);
+}
+
+static uint32_t get_attr(uint32_t vm, const void *p, uint64_t size, uint32_t type,
+			 uint32_t in)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = in };
+	int ret = onenode_svm_get_attr(&cd.dev, vm, (uintptr_t)p, size, &a, 1);
+
+	igt_assert_f(ret == 0, "GET_ATTR type %u: %s\n", type, onenode_strerror(ret));
+	return type >= DRM_COMPUTE_SVM_ATTR_ACCESS &&
+	       type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ? a.type : a.value;
+}
+
+/* Anonymous private memory, 2 MiB aligned. */
+static void *anon(uint64_t size)
+{
+	uint8_t *p = mmap(NULL, size + SZ_2M, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *a;
+
+	igt_assert(p != MAP_FAILED);
+	a = (uint8_t *)(((uintptr_t)p + SZ_2M - 1) & ~(SZ_2M - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + size, p + size + SZ_2M - (a + size));
+	return a;
+}
+
+/*
+ * Run @pkt on a fresh queue of @vm; 0 when it completed, else the fault
+ * reason (and *@fault_va).
+ */
+static uint32_t run(uint32_t vm, const uint64_t *pkt, uint32_t qw, uint64_t *fault_va)
+{
+	static struct compute_queue q;
+	struct drm_compute_userq_state st;
+	uint64_t value;
+	int ret;
+
+	compute_queue_init_at(&cd, vm, QVA, &q);
+	compute_emit(&q, pkt, qw);
+	value = compute_submit(&q);
+	ret = onenode_queue_wait(&q.q, value, COMPUTE_TIMEOUT_MS * 1000000ll);
+	compute_state(&cd, q.q.id, &st);
+	compute_queue_fini(&q);
+	if (ret == 0)
+		return 0;
+	igt_assert_f(ret == -EIO, "waiting for the queue: %d\n", ret);
+	igt_assert_eq_u32(st.status, DRM_COMPUTE_USERQ_STATUS_FAULTED);
+	if (fault_va)
+		*fault_va = st.fault_va;
+	return st.fault_reason;
+}
+
+static uint32_t gpu_copy(uint32_t vm, void *dst, const void *src, uint64_t size,
+			 uint64_t *fault_va)
+{
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+	uint32_t qw = onenode_pkt_copy(pkt, (uintptr_t)dst, (uintptr_t)src, size);
+
+	return run(vm, pkt, qw, fault_va);
+}
+
+static uint32_t gpu_fill(uint32_t vm, void *dst, uint64_t size, uint32_t value,
+			 uint64_t *fault_va)
+{
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+	uint32_t qw = onenode_pkt_fill(pkt, (uintptr_t)dst, size, value);
+
+	return run(vm, pkt, qw, fault_va);
+}
+
+static void expect_fault(uint32_t got, uint32_t want, uint64_t va, const void *at)
+{
+	igt_assert_f(got == want, "fault %s, expected %s\n", onenode_fault_name(got),
+		     onenode_fault_name(want));
+	igt_assert_eq_u64(va, (uintptr_t)at);
+}
+
+/* The GPU copies @size bytes of @src into @dst and the CPU checks them. */
+static void check_copy(uint32_t vm, void *dst, const void *src, uint64_t size)
+{
+	uint64_t fva = 0;
+	uint32_t f;
+
+	memset(dst, 0xcd, size);
+	f = gpu_copy(vm, dst, src, size, &fva);
+	igt_assert_f(f == 0, "copy faulted: %s at %#" PRIx64 "\n", onenode_fault_name(f), fva);
+	igt_assert(memcmp(dst, src, size) == 0);
+}
+
+/*
+ * A queue that copies [@src, +@size) to @dst BUSY_COPIES times; submitted,
+ * not waited for.
+ */
+static uint64_t busy_start(struct compute_queue *q, uint32_t vm, void *dst,
+			   const void *src, uint64_t size)
+{
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+
+	compute_queue_init_at(&cd, vm, QVA2, q);
+	for (int i = 0; i < BUSY_COPIES; i++) {
+		uint32_t qw = onenode_pkt_copy(pkt, (uintptr_t)dst, (uintptr_t)src, size);
+
+		compute_emit(q, pkt, qw);
+	}
+	return compute_submit(q);
+}
+
+/* Wait for the busy queue: it completed, or (only if @may_fault) faulted UNMAPPED. */
+static void busy_end(struct compute_queue *q, uint64_t value, bool may_fault)
+{
+	struct drm_compute_userq_state st;
+	int ret = onenode_queue_wait(&q->q, value, COMPUTE_TIMEOUT_MS * 1000000ll);
+
+	compute_state(&cd, q->q.id, &st);
+	compute_queue_fini(q);
+	if (ret == 0)
+		return;
+	igt_assert_f(may_fault && ret == -EIO &&
+		     st.fault_reason == DRM_COMPUTE_FAULT_UNMAPPED,
+		     "busy queue: %d, fault %s\n", ret, onenode_fault_name(st.fault_reason));
+}
+
+static void test_attr_types(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 16 * PAGE;
+	uint8_t *p = anon(size);
+	uint32_t id = cd.info.device_id;
+
+	/* Defaults first. */
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+			  DRM_COMPUTE_SVM_LOCATION_UNDEFINED);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_ACCESS);
+
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+			       DRM_COMPUTE_SVM_LOCATION_SYSMEM), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+			  DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+			       DRM_COMPUTE_SVM_LOCATION_SYSMEM), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0),
+			  DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
+	igt_assert(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
+		   DRM_COMPUTE_SVM_FLAG_GPU_RO);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
+	igt_assert(!(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
+		     DRM_COMPUTE_SVM_FLAG_GPU_RO));
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 4);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE, id), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
+	/* Half of the range back to ACCESS: the whole is no longer uniform. */
+	igt_assert_eq(set_attr(vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id), 0);
+	igt_assert_eq_u32(get_attr(vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_ACCESS);
+	igt_assert_eq_u32(get_attr(vm, p + size / 2, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_attr_invalid(void)
+{
+	uint32_t vm = svm_vm(&cd), plain = compute_vm(&cd);
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size);
+	uint8_t *hole = anon(size);
+	uint32_t id = cd.info.device_id;
+	struct drm_compute_svm_attr a = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3 };
+	struct compute_buf bo;
+	struct drm_compute_svm args = {
+		.vm_id = vm, .op = DRM_COMPUTE_SVM_OP_SET_ATTR,
+		.start = (uintptr_t)p, .size = size,
+		.attrs = (uintptr_t)&a, .nattr = 1,
+	};
+	struct drm_compute_svm bad;
+
+	munmap(hole, size);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 5), 0);
+
+#define REJECT(field, val, err) do {						\
+		bad = args; bad.field = (val);					\
+		compute_expect_rejected(&cd, DRM_COMPUTE_OP_SVM, &bad, sizeof(bad), err); \
+	} while (0)
+	REJECT(op, 0, -EINVAL);
+	REJECT(op, 3, -EINVAL);
+	REJECT(flags, 1, -EINVAL);
+	REJECT(nattr, 0, -EINVAL);
+	REJECT(nattr, DRM_COMPUTE_SVM_MAX_ATTRS + 1, -EINVAL);
+	REJECT(start, (uintptr_t)p + 1, -EINVAL);
+	REJECT(size, 0, -EINVAL);
+	REJECT(size, size + 1, -EINVAL);
+	REJECT(size, ~0ull & ~(PAGE - 1), -EINVAL);
+	REJECT(vm_id, 0xdead, -ENOENT);
+	REJECT(vm_id, plain, -EINVAL);
+	REJECT(attrs, 0, -EFAULT);
+	REJECT(start, (uintptr_t)hole, -EFAULT);		/* no CPU mapping */
+	REJECT(size, size + 2 * PAGE, -EFAULT);		/* runs into a hole */
+	a.type = 99;
+	REJECT(nattr, 1, -EINVAL);				/* unknown type */
+	a = (struct drm_compute_svm_attr){ DRM_COMPUTE_SVM_ATTR_ACCESS, 0xfffffff0 };
+	REJECT(nattr, 1, -EINVAL);				/* unknown device */
+	a = (struct drm_compute_svm_attr){ DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0x80000000 };
+	REJECT(nattr, 1, -EINVAL);				/* unknown flag */
+	a = (struct drm_compute_svm_attr){ DRM_COMPUTE_SVM_ATTR_GRANULARITY, 200 };
+	REJECT(nattr, 1, -EINVAL);
+	/* A BO's CPU mapping is PFNMAP: it cannot be mirrored. */
+	compute_buf_init(&cd, 0, size, DRM_COMPUTE_PLACEMENT_SYSTEM, 0, 0, &bo);
+	a = (struct drm_compute_svm_attr){ DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3 };
+	REJECT(start, (uintptr_t)bo.cpu, -EFAULT);
+	compute_buf_fini(&cd, &bo);
+#undef REJECT
+
+	/* Nothing changed. */
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 5);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_ACCESS);
+	munmap(p, size);
+	compute_vm_destroy(&cd, plain);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_malloc(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 256 * 1024 + 3 * PAGE;
+	uint8_t *src = malloc(size), *dst = malloc(size);
+	uint64_t fva = 0;
+
+	igt_assert(src && dst);
+	compute_fill_pattern(src, size, 1);
+	check_copy(vm, dst, src, size);
+	/* A GPU write the CPU reads. */
+	igt_assert_eq_u32(gpu_fill(vm, dst, size & ~3ull, 0x5a5a5a5a, &fva), 0);
+	for (uint64_t i = 0; i < (size & ~3ull) / 4; i++)
+		igt_assert_eq_u32(((uint32_t *)dst)[i], 0x5a5a5a5a);
+	/* A CPU change the GPU sees. */
+	compute_fill_pattern(src, size, 2);
+	check_copy(vm, dst, src, size);
+	free(src);
+	free(dst);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_stack(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint8_t src[3 * PAGE], dst[3 * PAGE];
+
+	compute_fill_pattern(src, sizeof(src), 3);
+	check_copy(vm, dst, src, sizeof(src));
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_file_private(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 8 * PAGE;
+	FILE *f = tmpfile();
+	uint8_t *buf = malloc(size), *dst = malloc(size), *m;
+
+	igt_assert(f && buf && dst);
+	compute_fill_pattern(buf, size, 4);
+	igt_assert_eq(fwrite(buf, 1, size, f), size);
+	fflush(f);
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fileno(f), 0);
+	igt_assert(m != MAP_FAILED);
+	check_copy(vm, dst, m, size);
+	/* A GPU write breaks COW: the file keeps its data. */
+	igt_assert_eq_u32(gpu_fill(vm, m, PAGE, 0x11111111, NULL), 0);
+	igt_assert_eq_u32(((uint32_t *)m)[0], 0x11111111);
+	igt_assert_eq(pread(fileno(f), dst, PAGE, 0), (ssize_t)PAGE);
+	igt_assert(memcmp(dst, buf, PAGE) == 0);
+	munmap(m, size);
+	fclose(f);
+	free(buf);
+	free(dst);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_gpu_ro(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 4 * PAGE, fva = 0;
+	uint8_t *p = anon(size), *dst = anon(size);
+
+	compute_fill_pattern(p, size, 5);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
+	check_copy(vm, dst, p, size);		/* reads are fine */
+	expect_fault(gpu_fill(vm, p + PAGE, 4, 0, &fva), DRM_COMPUTE_FAULT_WRITE, fva, p + PAGE);
+	/* Clearing the flag applies at the next access. */
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
+	igt_assert_eq_u32(gpu_fill(vm, p + PAGE, 4, 7, NULL), 0);
+	igt_assert_eq_u32(*(uint32_t *)(p + PAGE), 7);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_readonly_vma(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 4 * PAGE, fva = 0;
+	uint8_t *p = anon(size), *dst = anon(size);
+
+	compute_fill_pattern(p, size, 6);
+	igt_assert_eq(mprotect(p, size, PROT_READ), 0);
+	check_copy(vm, dst, p, size);
+	expect_fault(gpu_fill(vm, p, 4, 0, &fva), DRM_COMPUTE_FAULT_WRITE, fva, p);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_no_access(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 4 * PAGE, fva = 0;
+	uint8_t *p = anon(size), *dst = anon(size);
+
+	compute_fill_pattern(p, size, 7);
+	check_copy(vm, dst, p, size);		/* mapped first */
+	igt_assert_eq(set_attr(vm, p + PAGE, PAGE, DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
+			       cd.info.device_id), 0);
+	expect_fault(gpu_copy(vm, dst, p, size, &fva), DRM_COMPUTE_FAULT_UNMAPPED, fva, p + PAGE);
+	check_copy(vm, dst, p, PAGE);		/* the rest still is */
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_pfnmap(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t fva = 0;
+	uint8_t *dst = anon(PAGE);
+	struct compute_buf bo;
+
+	compute_buf_init(&cd, 0, PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM, 0, 0, &bo);
+	expect_fault(gpu_copy(vm, dst, bo.cpu, PAGE, &fva), DRM_COMPUTE_FAULT_NOMIRROR,
+		     fva, bo.cpu);
+	compute_buf_fini(&cd, &bo);
+	munmap(dst, PAGE);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_unmapped(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t fva = 0;
+	uint8_t *dst = anon(PAGE), *hole = anon(PAGE);
+
+	munmap(hole, PAGE);
+	expect_fault(gpu_copy(vm, dst, hole, PAGE, &fva), DRM_COMPUTE_FAULT_UNMAPPED, fva, hole);
+	munmap(dst, PAGE);
+	compute_vm_destroy(&cd, vm);
+}
+
+/* The CPU event a mapping-change subtest applies under a busy queue. */
+enum change { MUNMAP, PARTIAL_MUNMAP, MAP_FIXED_NEW, MREMAP, DONTNEED };
+
+static void test_change(enum change what)
+{
+	static struct compute_queue busy;
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = SZ_2M, half = size / 2, value, fva = 0;
+	uint8_t *src = anon(size), *dst = anon(size), *check = anon(size), *moved;
+
+	compute_fill_pattern(src, size, 8);
+	check_copy(vm, check, src, size);
+	/* The busy queue reads what stays mapped; the change may hit what it reads. */
+	value = busy_start(&busy, vm, dst, src, what == PARTIAL_MUNMAP ? half : size);
+	switch (what) {
+	case MUNMAP:
+		igt_assert_eq(munmap(src, size), 0);
+		busy_end(&busy, value, true);
+		expect_fault(gpu_copy(vm, check, src, PAGE, &fva), DRM_COMPUTE_FAULT_UNMAPPED,
+			     fva, src);
+		break;
+	case PARTIAL_MUNMAP:
+		igt_assert_eq(munmap(src + half, half), 0);
+		busy_end(&busy, value, false);
+		igt_assert(memcmp(dst, src, half) == 0);
+		check_copy(vm, check, src, half);
+		expect_fault(gpu_copy(vm, check, src + half, PAGE, &fva),
+			     DRM_COMPUTE_FAULT_UNMAPPED, fva, src + half);
+		break;
+	case MAP_FIXED_NEW:
+		/* munmap and mmap in one step: the queue never sees a hole. */
+		igt_assert(mmap(src, size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src);
+		compute_fill_pattern(src, size, 9);
+		busy_end(&busy, value, false);
+		check_copy(vm, check, src, size);
+		break;
+	case MREMAP:
+		moved = anon(size);
+		igt_assert(mremap(src + half, half, half, MREMAP_MAYMOVE | MREMAP_FIXED,
+				  moved) == moved);
+		busy_end(&busy, value, true);
+		check_copy(vm, check, moved, half);	/* the data moved with it */
+		check_copy(vm, check, src, half);
+		expect_fault(gpu_copy(vm, check, src + half, PAGE, &fva),
+			     DRM_COMPUTE_FAULT_UNMAPPED, fva, src + half);
+		munmap(moved, size);
+		break;
+	case DONTNEED:
+		igt_assert_eq(madvise(src, size, MADV_DONTNEED), 0);
+		busy_end(&busy, value, false);
+		/* Private anonymous memory reads as zeros now, for the GPU too. */
+		memset(dst, 0xcd, size);
+		igt_assert_eq_u32(gpu_copy(vm, dst, src, size, NULL), 0);
+		for (uint64_t i = 0; i < size; i++)
+			igt_assert_eq_u32(dst[i], 0);
+		break;
+	}
+	if (what != MUNMAP)
+		munmap(src, what == PARTIAL_MUNMAP || what == MREMAP ? half : size);
+	munmap(dst, size);
+	munmap(check, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_fork(void)
+{
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd);
+
+	compute_fill_pattern(p, size, 10);
+	check_copy(vm, dst, p, size);		/* the parent's mirror exists */
+	igt_fork(child, 1) {
+		struct compute_dev own = { .fd = -1 };
+		uint32_t cvm;
+
+		compute_open(&own);
+		/* The parent's VM mirrors another mm. */
+		igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 1),
+			      -EPERM);
+		cd = own;
+		cvm = svm_vm(&cd);
+		compute_fill_pattern(p, size, 11);	/* COW: the child's copy */
+		check_copy(cvm, dst, p, size);
+		igt_assert_eq_u32(gpu_fill(cvm, p, PAGE, 0x22222222, NULL), 0);
+		igt_assert_eq_u32(*(uint32_t *)p, 0x22222222);
+		compute_vm_destroy(&cd, cvm);
+		compute_close(&own);
+	}
+	igt_waitchildren();
+	/* The parent keeps its own data, for the CPU and the GPU. */
+	igt_assert(compute_check_pattern(p, size, 10, NULL));
+	check_copy(vm, dst, p, size);
+	igt_assert_eq_u32(gpu_fill(vm, p + PAGE, PAGE, 0x33333333, NULL), 0);
+	igt_assert_eq_u32(*(uint32_t *)(p + PAGE), 0x33333333);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_exit_under_queue(void)
+{
+	igt_fork(child, 1) {
+		static struct compute_queue busy;
+		struct compute_dev own = { .fd = -1 };
+		uint64_t size = SZ_2M;
+		uint8_t *src, *dst;
+		uint32_t vm;
+
+		compute_open(&own);
+		cd = own;
+		src = anon(size);
+		dst = anon(size);
+		compute_fill_pattern(src, size, 12);
+		vm = svm_vm(&cd);
+		busy_start(&busy, vm, dst, src, size);
+		compute_sleep_ms(50);
+		_exit(0);	/* mm, file, VM and queue go while the queue works */
+	}
+	igt_waitchildren();
+	/* The device still works. */
+	test_malloc();
+}
+
+static void test_other_file(void)
+{
+	struct compute_dev other = { .fd = -1 };
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size);
+	uint32_t vm = svm_vm(&cd), ovm;
+	struct drm_compute_svm_attr a = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0 };
+
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
+	compute_open_file(&cd, &other);
+	/* The first file's VM id means nothing in the second. */
+	igt_assert_eq(onenode_svm_get_attr(&other.dev, vm, (uintptr_t)p, size, &a, 1),
+		      -ENOENT);
+	ovm = svm_vm(&other);
+	igt_assert_eq(onenode_svm_get_attr(&other.dev, ovm, (uintptr_t)p, size, &a, 1), 0);
+	igt_assert_eq_u32(a.value, 9);	/* the default granularity, not 2 */
+	compute_vm_destroy(&other, ovm);
+	compute_close(&other);
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_attrs_dropped(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 8 * PAGE;
+	uint8_t *p = anon(size);
+
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
+	igt_assert_eq(munmap(p + 2 * PAGE, 2 * PAGE), 0);
+	igt_assert(mmap(p + 2 * PAGE, 2 * PAGE, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == p + 2 * PAGE);
+	/* The remapped pages hold the defaults; the rest kept theirs. */
+	igt_assert_eq_u32(get_attr(vm, p + 2 * PAGE, 2 * PAGE,
+				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 9);
+	igt_assert_eq_u32(get_attr(vm, p, 2 * PAGE, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 2);
+	igt_assert_eq_u32(get_attr(vm, p + 4 * PAGE, 4 * PAGE,
+				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 2);
+	/* A SET after the remap is not undone by the late clear. */
+	igt_assert_eq(set_attr(vm, p + 2 * PAGE, 2 * PAGE, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3), 0);
+	igt_assert_eq_u32(get_attr(vm, p + 2 * PAGE, 2 * PAGE,
+				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 3);
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_bind_over_svm(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size), *dst = anon(size);
+	struct compute_buf bo;
+
+	compute_fill_pattern(p, size, 13);
+	check_copy(vm, dst, p, size);		/* an SVM range at p */
+	/* A BO bound at the same addresses wins over the mirror ... */
+	compute_buf_init(&cd, vm, size, DRM_COMPUTE_PLACEMENT_SYSTEM, (uintptr_t)p, 0, &bo);
+	compute_fill_pattern(bo.cpu, size, 14);
+	check_copy(vm, dst, (void *)(uintptr_t)bo.va, size);
+	igt_assert(compute_check_pattern(dst, size, 14, NULL));
+	/* ... and the mirror comes back once it is unbound. */
+	compute_buf_fini(&cd, &bo);
+	check_copy(vm, dst, p, size);
+	igt_assert(compute_check_pattern(dst, size, 13, NULL));
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+/* Race: faults of two queues against munmap/mmap of what they read. */
+static void test_race_fault_munmap(void)
+{
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 64 * PAGE;
+	uint8_t *src = anon(size), *dst = anon(size);
+	uint64_t end = compute_now_ns() + 2000000000ull;
+
+	compute_fill_pattern(src, size, 15);
+	while (compute_now_ns() < end) {
+		static struct compute_queue busy;
+		uint64_t value = busy_start(&busy, vm, dst, src, size);
+
+		igt_assert(mmap(src, size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src);
+		compute_fill_pattern(src, size, 15);
+		busy_end(&busy, value, false);
+	}
+	check_copy(vm, dst, src, size);
+	munmap(src, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+igt_main
+{
+	igt_fixture {
+		compute_open(&cd);
+		compute_require_userq(&cd);
+		igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_SVM,
+			      "the device has no SVM\n");
+	}
+
+	igt_describe("Every attribute type set through DRM_COMPUTE_OP_SVM reads back "
+		     "with GET_ATTR, and a split range reports each part.");
+	igt_subtest("attr-types")
+		test_attr_types();
+
+	igt_describe("Invalid arguments, unmapped and PFNMAP ranges are rejected with "
+		     "the documented errno, and leave the attributes unchanged.");
+	igt_subtest("attr-invalid")
+		test_attr_invalid();
+
+	igt_describe("A queue copies between malloc'ed buffers and fills one, with no "
+		     "VM_BIND; the CPU sees the results and the GPU sees CPU changes.");
+	igt_subtest("fault-malloc")
+		test_malloc();
+
+	igt_describe("A queue copies between two stack buffers.");
+	igt_subtest("fault-stack")
+		test_stack();
+
+	igt_describe("A queue reads a private file mapping and its write breaks COW "
+		     "without reaching the file.");
+	igt_subtest("fault-file-private")
+		test_file_private();
+
+	igt_describe("GPU_RO lets the GPU read but faults its write (FAULT_WRITE); "
+		     "clearing it allows the write.");
+	igt_subtest("gpu-ro")
+		test_gpu_ro();
+
+	igt_describe("A read-only CPU mapping is mirrored read-only: reads work, a GPU "
+		     "write faults with FAULT_WRITE.");
+	igt_subtest("fault-readonly")
+		test_readonly_vma();
+
+	igt_describe("NO_ACCESS for this device faults the queue (FAULT_UNMAPPED) at "
+		     "the first such page, even where it was mapped before.");
+	igt_subtest("no-access")
+		test_no_access();
+
+	igt_describe("A BO's CPU mapping (PFNMAP) cannot be mirrored: FAULT_NOMIRROR.");
+	igt_subtest("pfnmap")
+		test_pfnmap();
+
+	igt_describe("An address without a CPU mapping faults with FAULT_UNMAPPED.");
+	igt_subtest("unmapped")
+		test_unmapped();
+
+	igt_describe("munmap under a reading queue: the queue completes or faults "
+		     "UNMAPPED, and later reads of the hole fault.");
+	igt_subtest("munmap-under-queue")
+		test_change(MUNMAP);
+
+	igt_describe("munmap of half of a range another part of which a queue reads: "
+		     "the queue never faults and reads correct data.");
+	igt_subtest("partial-munmap")
+		test_change(PARTIAL_MUNMAP);
+
+	igt_describe("mmap(MAP_FIXED) of new memory over a range a queue reads: later "
+		     "reads see the new contents.");
+	igt_subtest("map-fixed-under-queue")
+		test_change(MAP_FIXED_NEW);
+
+	igt_describe("mremap of half of a range a queue reads: the moved data is seen "
+		     "at its new address, the old one faults.");
+	igt_subtest("mremap")
+		test_change(MREMAP);
+
+	igt_describe("MADV_DONTNEED under a reading queue: later GPU reads see zeros.");
+	igt_subtest("madv-dontneed")
+		test_change(DONTNEED);
+
+	igt_describe("After fork, parent and child, each with its own file and VM, "
+		     "see their own data through the GPU (COW), and the parent's VM "
+		     "refuses the child (EPERM).");
+	igt_subtest("fork-cow")
+		test_fork();
+
+	igt_describe("A process exits while its queue copies its SVM memory; the "
+		     "device keeps working.");
+	igt_subtest("exit-under-queue")
+		test_exit_under_queue();
+
+	igt_describe("A second file cannot use the first's VM, and its own VM has the "
+		     "default attributes.");
+	igt_subtest("other-file")
+		test_other_file();
+
+	igt_describe("munmap drops the attributes of the unmapped pages only, and a "
+		     "SET after the remap stays.");
+	igt_subtest("attrs-dropped-on-munmap")
+		test_attrs_dropped();
+
+	igt_describe("A VM_BIND mapping over mirrored memory wins; unbinding it "
+		     "brings the mirror back.");
+	igt_subtest("bind-over-svm")
+		test_bind_over_svm();
+
+	igt_describe("Race: queues fault on memory that the CPU replaces again and "
+		     "again with MAP_FIXED; every copy completes, data is correct.");
+	igt_subtest("race-fault-remap")
+		test_race_fault_munmap();
+
+	igt_fixture
+		compute_close(&cd);
+}

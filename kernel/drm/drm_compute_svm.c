@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+#include <linux/export.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
+#include <linux/overflow.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <kunit/visibility.h>
+
+#include <drm/drm_compute.h>
+#include <drm/drm_compute_svm.h>
+
+#include "drm_compute_internal.h"
+
+/**
+ * DOC: SVM
+ *
+ * With shared virtual memory a GPU VM mirrors a process's address space,
+ * so that its queues use the process's own pointers. Userspace asks for it
+ * per VM (%DRM_COMPUTE_VM_CREATE_SVM) and says how each part of its memory
+ * is to be treated with %DRM_COMPUTE_OP_SVM, whose attributes are those of
+ * KFD's AMDKFD_IOC_SVM, on the render node: per file and per VM.
+ *
+ * The helper owns the uapi and the attributes. It checks every argument,
+ * keeps the attributes of each SVM VM in an attribute store
+ * (&drm_compute_vm_svm.attrs, see DOC: SVM attributes) under the VM's SVM
+ * lock, and answers GET_ATTR from the store alone. The driver owns the
+ * mirror: it sets it up and tears it down (&drm_compute_ops.svm_vm_init,
+ * &drm_compute_ops.svm_vm_fini), services device faults on it (with
+ * drm_gpusvm) reading the attributes from the store, and acts on each
+ * SET_ATTR (&drm_compute_ops.svm_attr_set): it drops the mappings whose
+ * rules changed and migrates for a prefetch. %DRM_COMPUTE_FEATURE_SVM is
+ * reported only by a driver that has those three callbacks, on a device
+ * with user queues; elsewhere both the VM flag and the operation fail with
+ * -EOPNOTSUPP.
+ *
+ * The rules of the operation, checked in this order (a rejected call
+ * changes nothing, and writes nothing back):
+ *
+ * - a device without SVM answers -EOPNOTSUPP, whatever the argument;
+ * - the argument alone (drm_compute_svm_args_check()): a known operation,
+ *   no flag, 1 to %DRM_COMPUTE_SVM_MAX_ATTRS attributes, a range that is
+ *   not empty, aligned to the GPU page size, does not wrap and lies in the
+ *   device's VA range; else -EINVAL;
+ * - the VM: one of the file's (-ENOENT), made with
+ *   %DRM_COMPUTE_VM_CREATE_SVM (-EINVAL), by the calling process (-EPERM:
+ *   a VM mirrors one address space, its creator's, whose structure it
+ *   holds with mmgrab());
+ * - the attribute array is read (-EFAULT, -ENOMEM);
+ * - under the SVM lock, the attributes (drm_compute_svm_attr_check():
+ *   types, flags, granularity, device ids, the store's device slots):
+ *   -EINVAL;
+ * - then the CPU mappings, under the mmap lock: every address of the range
+ *   mapped, none in a VM_IO or VM_PFNMAP mapping, which HMM cannot mirror
+ *   (KFD answers -EFAULT there, and so does the helper);
+ * - only then does the store change (all or nothing; -ENOMEM) and the
+ *   driver hear of it, or are the answers of a get written back (-EFAULT
+ *   if they cannot be).
+ *
+ * Device ids. An attribute names a device by its id
+ * (&drm_compute_device.id, reported by the DEVICE query). An access type
+ * may name any device present that has SVM, this one or another; a
+ * location only the VM's own device, and only if it has device memory:
+ * migrating to the memory of another device is not supported yet. Every
+ * device has %DRM_COMPUTE_SVM_ATTR_ACCESS where no attribute named it:
+ * drm_gpusvm works with recoverable device faults, KFD's XNACK mode, where
+ * that is KFD's default too.
+ *
+ * Attributes belong to the memory: a driver drops those of unmapped
+ * memory, and &drm_compute_ops.svm_sync lets it do so before each
+ * operation, so that GET_ATTR never reports them and a SET_ATTR on memory
+ * mapped again is not undone by a late clear.
+ *
+ * Locking: the operation takes &drm_compute_vm_svm.lock with no other
+ * helper lock held, and the mmap lock of the VM's address space inside it
+ * for the mapping check only; &drm_compute_ops.svm_attr_set runs under the
+ * SVM lock, with the mmap lock dropped.
+ */
+
+/* Which device ids an attribute of this VM may name. */
+static bool svm_device_valid(struct drm_compute_svm_attr_store *store,
+			     u32 type, u32 dev_id)
+{
+	struct drm_compute_vm *vm = container_of(store, struct drm_compute_vm,
+						 svm.attrs);
+	const struct drm_compute_device *cdev = vm->cdev;
+
+	switch (type) {
+	case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
+	case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+		return dev_id == cdev->id && cdev->info.vram_size;
+	default:
+		return drm_compute_device_svm(dev_id);
+	}
+}
+
+static const struct drm_compute_svm_attr_ops svm_attr_ops = {
+	.device_valid = svm_device_valid,
+};
+
+static void svm_teardown(struct drm_compute_vm_svm *svm)
+{
+	drm_compute_svm_attr_store_fini(&svm->attrs);
+	mmdrop(svm->mm);
+	mutex_destroy(&svm->lock);
+}
+
+/**
+ * drm_compute_svm_vm_init - set up the SVM part of a VM being created
+ * @vm: the VM, not published yet; VM_CREATE asked for
+ *	%DRM_COMPUTE_VM_CREATE_SVM on a device with SVM
+ *
+ * The VM mirrors the calling process's address space. Sets
+ * %DRM_COMPUTE_VM_CREATE_SVM in &drm_compute_vm.flags on success only.
+ *
+ * Context: &drm_compute_file.lock held; the ioctl of the creating process.
+ *
+ * Returns: 0, -EINVAL without an address space (a kernel thread), or what
+ * &drm_compute_ops.svm_vm_init returned.
+ */
+int drm_compute_svm_vm_init(struct drm_compute_vm *vm)
+{
+	const struct drm_compute_dev_info *info = &vm->cdev->info;
+	struct drm_compute_vm_svm *svm = &vm->svm;
+	int ret;
+
+	if (!current->mm)
+		return -EINVAL;
+	ret = drm_compute_svm_attr_store_init(&svm->attrs, &svm_attr_ops,
+					      info->va_start, info->va_end,
+					      DRM_COMPUTE_SVM_MODE_ACCESS);
+	if (ret)
+		return ret;
+	mutex_init(&svm->lock);
+	drm_compute_svm_attr_store_set_lock(&svm->attrs, &svm->lock);
+	svm->mm = current->mm;
+	mmgrab(svm->mm);
+
+	ret = vm->cdev->ops->svm_vm_init(vm);
+	if (ret) {
+		svm_teardown(svm);
+		return ret;
+	}
+	vm->flags |= DRM_COMPUTE_VM_CREATE_SVM;
+	return 0;
+}
+
+/**
+ * drm_compute_svm_vm_fini - tear down the SVM part of a VM
+ * @vm: the VM, whose last reference is gone
+ *
+ * The driver's mirror first (&drm_compute_ops.svm_vm_fini), then the
+ * attributes; &drm_compute_ops.vm_free comes after.
+ */
+void drm_compute_svm_vm_fini(struct drm_compute_vm *vm)
+{
+	vm->cdev->ops->svm_vm_fini(vm);
+	svm_teardown(&vm->svm);
+	vm->flags &= ~DRM_COMPUTE_VM_CREATE_SVM;
+}
+
+/**
+ * drm_compute_svm_args_check - the rules of &struct drm_compute_svm that
+ * need no state
+ * @info: the device
+ * @args: the argument
+ *
+ * Returns: 0, or -EINVAL for an unknown operation, flags, a number of
+ * attributes out of 1..%DRM_COMPUTE_SVM_MAX_ATTRS, or a range that is
+ * empty, unaligned to the GPU page size, wraps or leaves the device's VA
+ * range.
+ */
+int drm_compute_svm_args_check(const struct drm_compute_dev_info *info,
+			       const struct drm_compute_svm *args)
+{
+	u64 end;
+
+	if (args->op != DRM_COMPUTE_SVM_OP_SET_ATTR &&
+	    args->op != DRM_COMPUTE_SVM_OP_GET_ATTR)
+		return -EINVAL;
+	if (args->flags || !args->nattr ||
+	    args->nattr > DRM_COMPUTE_SVM_MAX_ATTRS)
+		return -EINVAL;
+	if (!args->size || !IS_ALIGNED(args->start | args->size, info->page_size))
+		return -EINVAL;
+	if (check_add_overflow(args->start, args->size, &end) ||
+	    args->start < info->va_start || end > info->va_end)
+		return -EINVAL;
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_args_check);
+
+/*
+ * Whether every address of [@start, @end) lies in a CPU mapping that HMM
+ * can mirror (KFD's svm_range_is_valid(), with drm_gpusvm's flags).
+ */
+static int svm_range_mirrorable(struct mm_struct *mm, u64 start, u64 end)
+{
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (end > mm->task_size)
+		return -EFAULT;
+	if (mmap_read_lock_killable(mm))
+		return -EINTR;
+	while (start < end) {
+		vma = vma_lookup(mm, start);
+		if (!vma || (vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+			ret = -EFAULT;
+			break;
+		}
+		start = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+/* Under the SVM lock: the attributes, the mappings, then the store. */
+static int svm_attr_op(struct drm_compute_vm *vm,
+		       const struct drm_compute_svm *args,
+		       struct drm_compute_svm_attr *attrs)
+{
+	struct drm_compute_vm_svm *svm = &vm->svm;
+	bool set = args->op == DRM_COMPUTE_SVM_OP_SET_ATTR;
+	int ret;
+
+	lockdep_assert_held(&svm->lock);
+	/* Attributes of memory unmapped since the last operation go first. */
+	if (vm->cdev->ops->svm_sync)
+		vm->cdev->ops->svm_sync(vm);
+	ret = drm_compute_svm_attr_check(&svm->attrs, attrs, args->nattr, set);
+	if (ret)
+		return ret;
+	ret = svm_range_mirrorable(svm->mm, args->start,
+				   args->start + args->size);
+	if (ret)
+		return ret;
+	if (!set)
+		return drm_compute_svm_attr_get(&svm->attrs, args->start,
+						args->size, attrs, args->nattr);
+	ret = drm_compute_svm_attr_set(&svm->attrs, args->start, args->size,
+				       attrs, args->nattr);
+	if (!ret)
+		vm->cdev->ops->svm_attr_set(vm, args->start, args->size, attrs,
+					    args->nattr);
+	return ret;
+}
+
+/**
+ * drm_compute_svm_ioctl - %DRM_COMPUTE_OP_SVM
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_svm
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_svm documents.
+ */
+int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_svm *args = data;
+	struct drm_compute_svm_attr *attrs;
+	struct drm_compute_vm *vm;
+	int ret;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_SVM))
+		return -EOPNOTSUPP;
+	ret = drm_compute_svm_args_check(&cdev->info, args);
+	if (ret)
+		return ret;
+
+	vm = drm_compute_vm_lookup(cfile, args->vm_id);
+	if (!vm)
+		return -ENOENT;
+	if (!(vm->flags & DRM_COMPUTE_VM_CREATE_SVM)) {
+		ret = -EINVAL;
+		goto out_put;
+	}
+	if (vm->svm.mm != current->mm) {
+		ret = -EPERM;
+		goto out_put;
+	}
+	attrs = memdup_array_user(u64_to_user_ptr(args->attrs), args->nattr,
+				  sizeof(*attrs));
+	if (IS_ERR(attrs)) {
+		ret = PTR_ERR(attrs);
+		goto out_put;
+	}
+
+	mutex_lock(&vm->svm.lock);
+	ret = svm_attr_op(vm, args, attrs);
+	mutex_unlock(&vm->svm.lock);
+	if (!ret && args->op == DRM_COMPUTE_SVM_OP_GET_ATTR &&
+	    copy_to_user(u64_to_user_ptr(args->attrs), attrs,
+			 array_size(args->nattr, sizeof(*attrs))))
+		ret = -EFAULT;
+	kfree(attrs);
+out_put:
+	drm_compute_vm_put(vm);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_svm_ioctl);
