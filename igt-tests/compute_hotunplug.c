@@ -324,6 +324,49 @@ static void unplug_exported(void)
 	instance_gone();
 }
 
+/*
+ * An SVM VM under a queue that mirrored process memory and waits on it:
+ * unplug, then the process changes that memory (the MMU notifier of a
+ * device that is gone) and tears down.
+ */
+static void unplug_svm(void)
+{
+	struct compute_dev cd;
+	struct compute_queue cq;
+	uint64_t pkt[ONENODE_PKT_MAX_QWORDS], target;
+	struct onenode_queue_params p = {
+		.va = COMPUTE_QUEUE_VA(0),
+		.priority = ONENODE_PRIORITY_DEFAULT,
+	};
+	uint32_t *mem, vm = 0;
+	int ret;
+
+	instance_up(&cd);
+	ret = onenode_vm_create_flags(&cd.dev, DRM_COMPUTE_VM_CREATE_SVM, &vm);
+	igt_require_f(ret != -EOPNOTSUPP, "no SVM on this device\n");
+	igt_assert_eq(ret, 0);
+	mem = mmap(NULL, 2 * COMPUTE_PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(mem != MAP_FAILED);
+	mem[0] = 0;
+	compute_queue_init(&cd, vm, &p, &cq);
+	/* The queue mirrors mem and waits for a value nothing writes. */
+	compute_emit(&cq, pkt, onenode_pkt_wait_mem(pkt, (uintptr_t)mem, VCOMPUTE_WAIT_EQ,
+						   1, ~0ull, 0, 0));
+	target = compute_submit(&cq);
+	compute_sleep_ms(300);
+	plug(false);
+	assert_unplugged(&cd);
+	igt_assert_eq(onenode_userq_wait(&cd.dev, cq.q.id, target, 0), -ENODEV);
+	/* The mirrored page changes and goes while the device is gone. */
+	mem[0] = 1;
+	igt_assert_eq(madvise(mem, 2 * COMPUTE_PAGE, MADV_DONTNEED), 0);
+	munmap(mem, 2 * COMPUTE_PAGE);
+	onenode_queue_fini(&cq.q);
+	close(cd.fd);
+	instance_gone();
+}
+
 static int delete_module(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
@@ -398,6 +441,12 @@ igt_main
 		     "and its close releases the last reference.");
 	igt_subtest("unplug-exported-dmabuf")
 		unplug_exported();
+
+	igt_describe("Unplug under an SVM VM whose queue waits on mirrored process "
+		     "memory; the process then changes and unmaps that memory, "
+		     "and tears down with -ENODEV on the way.");
+	igt_subtest("unplug-svm")
+		unplug_svm();
 
 	igt_describe("rmmod vcompute is refused while a file is open and succeeds "
 		     "once it is closed; the reloaded module's device works.");
