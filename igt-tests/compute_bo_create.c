@@ -35,13 +35,6 @@ IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_BO_CREATE: placements and sizes, "
 
 static struct compute_dev cd = { .fd = -1 };
 
-static const struct {
-	const char *name;
-	uint64_t placement;
-} placements[] = {
-	{ "vram", DRM_COMPUTE_PLACEMENT_VRAM },
-	{ "system", DRM_COMPUTE_PLACEMENT_SYSTEM },
-};
 
 static int bo_create(const struct compute_dev *dev, uint64_t size, uint64_t placement,
 		     uint32_t *handle)
@@ -70,11 +63,6 @@ static void expect_create_rejected(uint64_t size, uint64_t placement, int err)
 	};
 
 	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &args, sizeof(args), err);
-}
-
-static bool placement_supported(uint64_t placement)
-{
-	return cd.info.placements & placement;
 }
 
 /* Whether every byte of @size at @p is zero. */
@@ -135,12 +123,12 @@ static void race_create_close(int child)
 
 	while (compute_now_ns() < end) {
 		uint64_t size = (1 + compute_rand32(&seed) % 16) * COMPUTE_PAGE;
-		uint64_t placement = placements[compute_rand32(&seed) % 2].placement;
+		uint64_t placement = compute_placements[compute_rand32(&seed) % 2].placement;
 		uint32_t h, pattern = child << 24 | (uint32_t)n;
 		size_t bad;
 		void *p;
 
-		if (!placement_supported(placement))
+		if (!compute_has_placement(&cd, placement))
 			continue;
 		igt_assert_eq(bo_create(&cd, size, placement, &h), 0);
 		p = compute_bo_map(&cd, h, size);
@@ -190,10 +178,10 @@ igt_main
 		     "handle, the input fields come back as sent, and GEM_CLOSE "
 		     "releases it.");
 	igt_subtest_with_dynamic("basic") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!placement_supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				const uint64_t sizes[] = {
 					cd.info.page_size, 16ull * cd.info.page_size,
 					MIB + cd.info.page_size,
@@ -201,7 +189,7 @@ igt_main
 				uint32_t h[3];
 
 				for (unsigned int i = 0; i < 3; i++) {
-					igt_assert_eq(bo_create(&cd, sizes[i], placements[p].placement,
+					igt_assert_eq(bo_create(&cd, sizes[i], compute_placements[p].placement,
 								&h[i]), 0);
 					for (unsigned int j = 0; j < i; j++)
 						igt_assert_neq_u32(h[i], h[j]);
@@ -221,7 +209,7 @@ igt_main
 		for (unsigned int bit = 0; bit < 64; bit++) {
 			uint64_t p = 1ull << bit;
 
-			if (placement_supported(p))
+			if (compute_has_placement(&cd, p))
 				continue;
 			expect_create_rejected(COMPUTE_PAGE, p, -EINVAL);
 		}
@@ -237,9 +225,9 @@ igt_main
 			0, 1, 8, page / 2, page - 1, page + 1, 3 * page + 8, ~0ull,
 		};
 
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++)
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++)
 			for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(sizes); i++)
-				expect_create_rejected(sizes[i], placements[p].placement,
+				expect_create_rejected(sizes[i], compute_placements[p].placement,
 						       -EINVAL);
 	}
 
@@ -249,7 +237,7 @@ igt_main
 	igt_subtest_with_dynamic("too-large") {
 		const uint64_t page = cd.info.page_size;
 
-		if (placement_supported(DRM_COMPUTE_PLACEMENT_VRAM)) {
+		if (compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM)) {
 			igt_dynamic("vram") {
 				const uint64_t sizes[] = {
 					cd.info.vram_size + page, 2 * cd.info.vram_size,
@@ -261,7 +249,7 @@ igt_main
 							       -ENOSPC);
 			}
 		}
-		if (placement_supported(DRM_COMPUTE_PLACEMENT_SYSTEM)) {
+		if (compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_SYSTEM)) {
 			igt_dynamic("system") {
 				const uint64_t sizes[] = { 1ull << 62, ~(page - 1) };
 
@@ -284,7 +272,7 @@ igt_main
 		unsigned int n, expect;
 		uint32_t h;
 
-		igt_require(placement_supported(DRM_COMPUTE_PLACEMENT_VRAM));
+		igt_require(compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM));
 		expect = cd.info.vram_size / CHUNK;
 		igt_require(expect > 0 && expect <= COMPUTE_ARRAY_SIZE(handles));
 
@@ -295,7 +283,7 @@ igt_main
 		compute_open_file(&cd, &other);
 		igt_assert_eq(bo_create(&other, cd.info.page_size, DRM_COMPUTE_PLACEMENT_VRAM,
 					&h), -ENOSPC);
-		if (placement_supported(DRM_COMPUTE_PLACEMENT_SYSTEM)) {
+		if (compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_SYSTEM)) {
 			igt_assert_eq(bo_create(&other, CHUNK, DRM_COMPUTE_PLACEMENT_SYSTEM, &h), 0);
 			compute_bo_close(&other, h);
 		}
@@ -325,14 +313,14 @@ igt_main
 		     "when it reuses the memory of a buffer just freed that held "
 		     "a pattern.");
 	igt_subtest_with_dynamic("zeroed") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!placement_supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				const uint64_t size = 2 * MIB;
 
 				for (unsigned int round = 0; round < 3; round++) {
-					uint32_t h = compute_bo(&cd, size, placements[p].placement);
+					uint32_t h = compute_bo(&cd, size, compute_placements[p].placement);
 					void *m = compute_bo_map(&cd, h, size);
 					size_t bad;
 
@@ -424,9 +412,9 @@ igt_main
 		static uint32_t h[512];
 
 		for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(h); i++) {
-			uint64_t p = placements[i % 2].placement;
+			uint64_t p = compute_placements[i % 2].placement;
 
-			if (!placement_supported(p))
+			if (!compute_has_placement(&cd, p))
 				p = cd.info.placements & -cd.info.placements;
 			h[i] = compute_bo(&cd, COMPUTE_PAGE, p);
 		}
@@ -456,7 +444,7 @@ igt_main
 		uint64_t end, total = 0;
 		bool all;
 
-		igt_require(placement_supported(DRM_COMPUTE_PLACEMENT_VRAM));
+		igt_require(compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM));
 		memset(shared, 0, sizeof(*shared));
 		igt_fork(child, RACE_CHILDREN)
 			race_vram_limit(child);

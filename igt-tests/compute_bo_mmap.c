@@ -33,13 +33,6 @@ IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_BO_MMAP: the offset, CPU reads "
 
 static struct compute_dev cd = { .fd = -1 };
 
-static const struct {
-	const char *name;
-	uint64_t placement;
-} placements[] = {
-	{ "vram", DRM_COMPUTE_PLACEMENT_VRAM },
-	{ "system", DRM_COMPUTE_PLACEMENT_SYSTEM },
-};
 
 static int bo_mmap(const struct compute_dev *dev, uint32_t handle, uint64_t *offset)
 {
@@ -76,11 +69,6 @@ static void expect_mmap_rejected(uint32_t handle, uint32_t pad, uint64_t offset,
 	};
 
 	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_MMAP, &args, sizeof(args), err);
-}
-
-static bool supported(uint64_t placement)
-{
-	return cd.info.placements & placement;
 }
 
 /* ---- race ---- */
@@ -181,12 +169,12 @@ igt_main
 		     "a second one at once and through a new one after unmapping; "
 		     "a mapping of the leading pages only works too.");
 	igt_subtest_with_dynamic("cpu-access") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				const size_t size = 64 * COMPUTE_PAGE;
-				uint32_t h = compute_bo(&cd, size, placements[p].placement);
+				uint32_t h = compute_bo(&cd, size, compute_placements[p].placement);
 				uint64_t off = offset_of(h);
 				void *m1, *m2, *head;
 				size_t bad;
@@ -217,12 +205,12 @@ igt_main
 		     "the buffer, and an offset inside the buffer instead of at "
 		     "its start.");
 	igt_subtest_with_dynamic("mmap-refused") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				const size_t size = 4 * COMPUTE_PAGE;
-				uint32_t h = compute_bo(&cd, size, placements[p].placement);
+				uint32_t h = compute_bo(&cd, size, compute_placements[p].placement);
 				uint64_t off = offset_of(h);
 
 				igt_assert(map_at(cd.fd, off, size, PROT_READ | PROT_WRITE,
@@ -297,10 +285,10 @@ igt_main
 		     "and after closing the file, the mapping still reads and "
 		     "writes the buffer's pages.");
 	igt_subtest_with_dynamic("outlives-handle") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				static struct compute_dev other = { .fd = -1 };
 				const size_t size = 8 * COMPUTE_PAGE;
 				uint32_t h;
@@ -308,7 +296,7 @@ igt_main
 				size_t bad;
 
 				compute_open_file(&cd, &other);
-				h = compute_bo(&other, size, placements[p].placement);
+				h = compute_bo(&other, size, compute_placements[p].placement);
 				m = compute_bo_map(&other, h, size);
 				compute_fill_pattern(m, size, 77);
 				compute_bo_close(&other, h);

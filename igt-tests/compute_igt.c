@@ -31,6 +31,22 @@
 #include "compute_igt.h"
 #include "onenode_igt.h"
 
+const struct compute_placement compute_placements[2] = {
+	{ "vram", DRM_COMPUTE_PLACEMENT_VRAM },
+	{ "system", DRM_COMPUTE_PLACEMENT_SYSTEM },
+};
+
+/**
+ * compute_has_placement - whether the device's DEVICE report offers
+ * @placement
+ * @cd: an open device
+ * @placement: a DRM_COMPUTE_PLACEMENT_* bit
+ */
+bool compute_has_placement(const struct compute_dev *cd, uint64_t placement)
+{
+	return cd->info.placements & placement;
+}
+
 /**
  * compute_open - open the vcompute render node and read its reports
  * @cd: filled

@@ -52,6 +52,21 @@ struct compute_dev {
 	struct drm_compute_query_userq uq;
 };
 
+/**
+ * struct compute_placement - a buffer placement of the uapi, named
+ * @name: the dynamic subtest name ("vram", "system")
+ * @placement: DRM_COMPUTE_PLACEMENT_*
+ */
+struct compute_placement {
+	const char *name;
+	uint64_t placement;
+};
+
+/* Every placement, for tests that run once per placement the device has. */
+extern const struct compute_placement compute_placements[2];
+
+bool compute_has_placement(const struct compute_dev *cd, uint64_t placement);
+
 void compute_open(struct compute_dev *cd);
 void compute_open_file(const struct compute_dev *cd, struct compute_dev *other);
 void compute_close(struct compute_dev *cd);

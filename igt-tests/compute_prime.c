@@ -45,13 +45,6 @@ IGT_TEST_DESCRIPTION("Checks PRIME export and import of compute buffers: "
 
 static struct compute_dev a = { .fd = -1 }, b = { .fd = -1 };
 
-static const struct {
-	const char *name;
-	uint64_t placement;
-} placements[] = {
-	{ "vram", DRM_COMPUTE_PLACEMENT_VRAM },
-	{ "system", DRM_COMPUTE_PLACEMENT_SYSTEM },
-};
 
 static int export_handle(const struct compute_dev *dev, uint32_t handle, uint32_t flags,
 			 int *fd)
@@ -123,11 +116,6 @@ static void check_dmabuf_mmap(int fd, uint32_t seed, uint32_t next)
 	compute_fill_pattern(m, SIZE, next);
 	dmabuf_sync(fd, DMA_BUF_SYNC_END | DMA_BUF_SYNC_RW);
 	munmap(m, SIZE);
-}
-
-static bool supported(uint64_t placement)
-{
-	return a.info.placements & placement;
 }
 
 /*
@@ -270,11 +258,11 @@ igt_main
 		     "mappings, writes seen both ways, and the importer (the same "
 		     "device) can bind it in its VM.");
 	igt_subtest_with_dynamic("export-import") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&a, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
-				uint32_t ha = filled_bo(&a, placements[p].placement, 11);
+			igt_dynamic(compute_placements[p].name) {
+				uint32_t ha = filled_bo(&a, compute_placements[p].placement, 11);
 				int fd = export_or_fail(&a, ha);
 				uint32_t hb = import_or_fail(&b, fd), vm;
 				void *m;
@@ -318,11 +306,11 @@ igt_main
 		     "GEM mapping, and writes through it (between DMA_BUF_IOCTL_SYNC "
 		     "calls) are seen through the GEM mapping and by an importer.");
 	igt_subtest_with_dynamic("dmabuf-mmap") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!supported(placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&a, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
-				uint32_t ha = filled_bo(&a, placements[p].placement, 31);
+			igt_dynamic(compute_placements[p].name) {
+				uint32_t ha = filled_bo(&a, compute_placements[p].placement, 31);
 				int fd = export_or_fail(&a, ha);
 				uint32_t hb;
 

@@ -183,13 +183,6 @@ static uint32_t pattern_bo(uint64_t pages, uint64_t placement, uint32_t seed)
 	return h;
 }
 
-static const struct {
-	const char *name;
-	uint64_t placement;
-} placements[] = {
-	{ "vram", DRM_COMPUTE_PLACEMENT_VRAM },
-	{ "system", DRM_COMPUTE_PLACEMENT_SYSTEM },
-};
 
 /* A queue in a VM of its own completes work. */
 static void check_other_vm_alive(void)
@@ -299,13 +292,13 @@ igt_main
 		     "UNMAP a read faults UNMAPPED at the address; the range can "
 		     "then take another buffer.");
 	igt_subtest_with_dynamic("map-unmap") {
-		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(placements); p++) {
-			if (!(cd.info.placements & placements[p].placement))
+		for (unsigned int p = 0; p < COMPUTE_ARRAY_SIZE(compute_placements); p++) {
+			if (!compute_has_placement(&cd, compute_placements[p].placement))
 				continue;
-			igt_dynamic(placements[p].name) {
+			igt_dynamic(compute_placements[p].name) {
 				uint32_t vm = probe_vm();
-				uint32_t a = pattern_bo(8, placements[p].placement, 1);
-				uint32_t b = pattern_bo(8, placements[p].placement, 2);
+				uint32_t a = pattern_bo(8, compute_placements[p].placement, 1);
+				uint32_t b = pattern_bo(8, compute_placements[p].placement, 2);
 				uint32_t *m;
 
 				compute_map(&cd, vm, a, 0, V, 8 * PAGE, 0);
