@@ -441,21 +441,14 @@ igt_main
 		     "until -ENOSPC, all at once: together they get exactly "
 		     "vram_size, never more.");
 	igt_subtest("race-vram-limit") {
-		uint64_t end, total = 0;
+		uint64_t total = 0;
 		bool all;
 
 		igt_require(compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM));
 		memset(shared, 0, sizeof(*shared));
 		igt_fork(child, RACE_CHILDREN)
 			race_vram_limit(child);
-		end = compute_now_ns() + COMPUTE_TIMEOUT_MS * 1000000ull;
-		do {
-			all = true;
-			for (unsigned int i = 0; i < RACE_CHILDREN; i++)
-				all &= __atomic_load_n(&shared->done[i], __ATOMIC_ACQUIRE);
-			if (!all)
-				usleep(1000);
-		} while (!all && compute_now_ns() < end);
+		all = compute_wait_flags(shared->done, RACE_CHILDREN);
 		for (unsigned int i = 0; i < RACE_CHILDREN; i++)
 			total += shared->counts[i] * 8 * MIB;
 		__atomic_store_n(&shared->release, 1, __ATOMIC_RELEASE);

@@ -155,6 +155,31 @@ void compute_sleep_ms(unsigned int ms)
 		;
 }
 
+/**
+ * compute_wait_flags - wait until every one of @n flags (in memory shared
+ * with forked children, set with a release store) is non-zero
+ * @flags: the flags
+ * @n: how many
+ *
+ * Polls every millisecond, for at most %COMPUTE_TIMEOUT_MS.
+ *
+ * Returns: whether all were set in time.
+ */
+bool compute_wait_flags(const int *flags, unsigned int n)
+{
+	uint64_t end = compute_now_ns() + COMPUTE_TIMEOUT_MS * 1000000ull;
+	bool all;
+
+	do {
+		all = true;
+		for (unsigned int i = 0; i < n; i++)
+			all &= __atomic_load_n(&flags[i], __ATOMIC_ACQUIRE) != 0;
+		if (!all)
+			usleep(1000);
+	} while (!all && compute_now_ns() < end);
+	return all;
+}
+
 /* ---- buffers and VMs ---- */
 
 /** compute_bo - create a buffer; returns its handle. */

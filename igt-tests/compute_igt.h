@@ -79,6 +79,7 @@ void compute_expect_rejected(const struct compute_dev *cd, unsigned int op,
 uint64_t compute_now_ns(void);
 int64_t compute_abs_timeout(uint64_t rel_ns);
 void compute_sleep_ms(unsigned int ms);
+bool compute_wait_flags(const int *flags, unsigned int n);
 
 /* ---- buffers and VMs ---- */
 

@@ -296,20 +296,12 @@ igt_main
 		     "-ENOSPC: together they get exactly the limit of 16.");
 	igt_subtest("race-create-limit") {
 		unsigned int total = 0;
-		uint64_t end;
 		bool all;
 
 		memset(shared, 0, sizeof(*shared));
 		igt_fork(child, RACE_CHILDREN)
 			race_limit(child);
-		end = compute_now_ns() + COMPUTE_TIMEOUT_MS * 1000000ull;
-		do {
-			all = true;
-			for (unsigned int i = 0; i < RACE_CHILDREN; i++)
-				all &= __atomic_load_n(&shared->done[i], __ATOMIC_ACQUIRE);
-			if (!all)
-				usleep(1000);
-		} while (!all && compute_now_ns() < end);
+		all = compute_wait_flags(shared->done, RACE_CHILDREN);
 		for (unsigned int i = 0; i < RACE_CHILDREN; i++)
 			total += shared->created[i];
 		__atomic_store_n(&shared->release, 1, __ATOMIC_RELEASE);
