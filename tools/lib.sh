@@ -431,6 +431,59 @@ check_dmesg() {
 	return 1
 }
 
+# Limits of one VM run: the whole run (ONENODE_VM_TIMEOUT) and the boot,
+# until the guest's tools/guest/run.sh has started (ONENODE_VM_BOOT_TIMEOUT).
+# A boot under TCG normally reaches its command in 1-2 minutes.
+VM_LIMIT=${ONENODE_VM_TIMEOUT:-2400}
+VM_BOOT_LIMIT=${ONENODE_VM_BOOT_TIMEOUT:-600}
+
+# vm_boot OUT FLAVOR MEM APPEND CMD [QEMU-OPTS...]: one boot, watched. The
+# VM runs under timeout(1) in its own process group, so that stopping it
+# stops QEMU too (virtme-ng runs QEMU in a child, which a --foreground
+# timeout would leave running with our pipes open: a hang that never ends).
+# A guest that has not started CMD after VM_BOOT_LIMIT seconds is stopped
+# and OUT/boot-hung is left; one that runs past VM_LIMIT leaves
+# OUT/timed-out. Ctrl-C and SIGTERM stop the VM as well.
+vm_boot() {
+	local out=$1 flavor=$2 mem=$3 append=$4 cmd=$5 start=$SECONDS job pidf
+	shift 5
+	pidf=$out/timeout.pid
+	# 9p, not virtiofs: under TCG, virtiofsd from the chroot served corrupt
+	# pages (every guest program crashed in ld.so).
+	# stdout goes through a pipe: virtme-ng hands QEMU "-chardev
+	# file,path=/proc/self/fd/1", and QEMU opens that path with O_TRUNC, which
+	# would empty a file the caller redirected our output to.
+	in_tree /bin/bash -c 'echo $$ >"$1"; shift; exec "$@"' vm-boot "$T_CACHE/vm/$VM_DIR/timeout.pid" \
+		timeout -k 10 "$VM_LIMIT" vng --run "$T_CACHE/build/$flavor/arch/x86/boot/bzImage" --disable-kvm --force-9p \
+		--cpus "$(jobs_n)" --memory "$mem" --rwdir "$T_CACHE=$T_CACHE" --cwd "$T_REPO" \
+		--append "panic=-1 oops=panic hung_task_panic=1$append" "$@" --verbose --exec "$cmd" \
+		</dev/null 2> >(tee "$out/console.txt" | grep -vE "$CONSOLE_NOISE_RE" >&2) | cat &
+	job=$!
+	# shellcheck disable=SC2064 # the file names are fixed now
+	trap "vm_stop '$pidf'; exit 130" INT TERM
+	while kill -0 "$job" 2>/dev/null; do
+		sleep 2
+		if [ ! -e "$out/started" ] && [ $((SECONDS - start)) -ge "$VM_BOOT_LIMIT" ]; then
+			: >"$out/boot-hung"
+			vm_stop "$pidf"
+			break
+		fi
+	done
+	wait "$job" || true
+	trap - INT TERM
+	[ -e "$out/rc" ] || [ -e "$out/boot-hung" ] || [ $((SECONDS - start)) -lt "$VM_LIMIT" ] ||
+		: >"$out/timed-out"
+	return 0
+}
+
+# vm_stop PIDFILE: stop the timeout(1) that runs a VM, and with it QEMU.
+vm_stop() {
+	local pid
+	pid=$(cat "$1" 2>/dev/null) || return 0
+	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null
+	return 0
+}
+
 # cmd_vm [--flavor F] [--append ARGS] [--kunit] [--qemu-opts OPTS] -- CMD...
 # Boots the built kernel under TCG with virtme-ng, the Debian 13 tree as
 # root, runs CMD in the repo (as root) and returns its status; fails when the
@@ -458,24 +511,27 @@ cmd_vm() {
 	# One VM at a time: TCG takes every core, and the output directory is shared.
 	exec 9>"$CACHE/vm.lock"
 	flock 9
-	local out=$CACHE/work/vm/$VM_DIR rc=0 mem=3G
+	local out=$CACHE/work/vm/$VM_DIR rc=0 mem=3G try
 	[ "$flavor" = leaks ] && mem=4G
-	rm -rf "$out" && mkdir -p "$out"
 	local cmd
 	cmd=$(printf '%q ' env ONENODE_KBUILD="$T_CACHE/build/$flavor" ONENODE_MODULES="$PROJECT_MODULES" \
 		"$T_REPO/tools/guest/run.sh" "$T_CACHE/vm/$VM_DIR" "$@")
-	log "booting $flavor kernel under TCG: $*"
-	# 9p, not virtiofs: under TCG, virtiofsd from the chroot served corrupt
-	# pages (every guest program crashed in ld.so).
-	# stdout goes through a pipe: virtme-ng hands QEMU "-chardev
-	# file,path=/proc/self/fd/1", and QEMU opens that path with O_TRUNC, which
-	# would empty a file the caller redirected our output to.
-	in_tree timeout --foreground -k 10 "${ONENODE_VM_TIMEOUT:-2400}" vng --run "$T_CACHE/build/$flavor/arch/x86/boot/bzImage" --disable-kvm --force-9p \
-		--cpus "$(jobs_n)" --memory "$mem" --rwdir "$T_CACHE=$T_CACHE" --cwd "$T_REPO" \
-		--append "panic=-1 oops=panic$append" "${qopts[@]}" --verbose --exec "$cmd" \
-		2> >(tee "$out/console.txt" | grep -vE "$CONSOLE_NOISE_RE" >&2) | cat || true
+	for try in 1 2; do
+		rm -rf "$out" && mkdir -p "$out"
+		log "booting $flavor kernel under TCG: $*"
+		vm_boot "$out" "$flavor" "$mem" "$append" "$cmd" "${qopts[@]}"
+		[ -f "$out/boot-hung" ] && [ "$try" = 1 ] || break
+		log "the guest did not reach its command within ${VM_BOOT_LIMIT}s; booting once more (console of the hung boot: $out.hung.txt)"
+		cp "$out/console.txt" "$out.hung.txt" 2>/dev/null
+	done
 	if [ ! -f "$out/rc" ]; then
-		log "the VM did not finish the command (no exit status came back); last console lines:"
+		if [ -f "$out/boot-hung" ]; then
+			log "the VM did not reach its command within ${VM_BOOT_LIMIT}s, twice; last console lines:"
+		elif [ -f "$out/timed-out" ]; then
+			log "the VM ran past ${VM_LIMIT}s (ONENODE_VM_TIMEOUT) and was stopped; last console lines:"
+		else
+			log "the VM did not finish the command (no exit status came back); last console lines:"
+		fi
 		tail -n 25 "$out/console.txt" >&2
 		return 1
 	fi

@@ -4,6 +4,8 @@
 # OUTDIR (a directory the host can read), so the host decides pass or fail.
 out=$1
 shift
+# The host's boot watchdog (vm_boot in tools/lib.sh) waits for this.
+: >"$out/started"
 cd /onenode/repo || exit 1
 export ONENODE_BUILD=/onenode/cache/build/user
 # The project's modules, from the kernel build this VM booted
