@@ -30,9 +30,18 @@ unload=ok
 for m in $(printf '%s\n' ${ONENODE_MODULES:-} | tac); do
 	name=$(basename "$m" .ko)
 	[ -d "/sys/module/$name" ] || continue
-	if ! rmmod "$name" 2>"$out/unload-err.txt"; then
-		unload="rmmod $name failed: $(cat "$out/unload-err.txt")"
-	fi
+	# SVM device memory is freed by a work item after the last process
+	# that used it exits, and drops its hold on the module then: give it
+	# a few seconds before calling the module stuck.
+	tries=0
+	until rmmod "$name" 2>"$out/unload-err.txt"; do
+		tries=$((tries + 1))
+		if [ $tries -ge 10 ]; then
+			unload="rmmod $name failed: $(cat "$out/unload-err.txt")"
+			break
+		fi
+		sleep 1
+	done
 done
 echo "$unload" >"$out/unload.txt"
 if [ -w /sys/kernel/debug/kmemleak ]; then

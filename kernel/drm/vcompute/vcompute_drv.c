@@ -160,6 +160,19 @@ static int cu_groups_show(struct seq_file *m, void *data)
 	return 0;
 }
 
+static int svm_stats_show(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct vcompute_device *vdev = to_vcompute(entry->dev);
+
+	seq_printf(m, "faults: %lld\npages_to_device: %lld\npages_to_ram: %lld\nmigrate_failed: %lld\n",
+		   atomic64_read(&vdev->svm_stats.faults),
+		   atomic64_read(&vdev->svm_stats.to_device),
+		   atomic64_read(&vdev->svm_stats.to_ram),
+		   atomic64_read(&vdev->svm_stats.migrate_failed));
+	return 0;
+}
+
 static void vcompute_info(const struct vcompute_config *cfg,
 			  struct drm_compute_dev_info *info)
 {
@@ -200,6 +213,9 @@ static int vcompute_setup(struct vcompute_device *vdev)
 	struct drm_compute_dev_info info;
 	int ret;
 
+	ret = drmm_mutex_init(&vdev->drm, &vdev->pagemap_lock);
+	if (ret)
+		return ret;
 	vdev->cu_groups = drmm_kcalloc(&vdev->drm, vdev->config.num_cus,
 				       sizeof(*vdev->cu_groups), GFP_KERNEL);
 	if (!vdev->cu_groups)
@@ -275,6 +291,8 @@ struct vcompute_device *vcompute_create(const struct vcompute_config *cfg)
 		goto err_engine;
 
 	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
+	if (IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM))
+		drm_debugfs_add_file(&vdev->drm, "vcompute_svm", svm_stats_show, NULL);
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
 		goto err_engine;
@@ -354,6 +372,7 @@ static void __exit vcompute_exit(void)
 {
 	vcompute_configfs_unregister();
 	vcompute_destroy_all();
+	vcompute_pagemap_exit();
 }
 
 module_init(vcompute_init);

@@ -23,6 +23,7 @@
 #include <uapi/drm/vcompute_drm.h>
 
 struct faux_device;
+struct vcompute_pagemap;
 struct task_struct;
 
 /** VCOMPUTE_NAME_MAX - room for an instance name, NUL included. */
@@ -92,6 +93,27 @@ struct vcompute_device {
 	struct vcompute_engine engine;
 	/** @cu_groups: workgroups each compute unit ran (debugfs). */
 	atomic64_t *cu_groups;
+	/**
+	 * @pagemap_lock: protects @pagemap; taken under the SVM lock and the
+	 * mmap lock, never in an MMU notifier.
+	 */
+	struct mutex pagemap_lock;
+	/**
+	 * @pagemap: the SVM device memory (vcompute_pagemap.c), while some
+	 * VM or migrated page holds it; NULL before the first migration.
+	 */
+	struct vcompute_pagemap *pagemap;
+	/** @svm_stats: SVM counters (debugfs ``vcompute_svm``). */
+	struct {
+		/** @svm_stats.to_device: pages copied to device memory. */
+		atomic64_t to_device;
+		/** @svm_stats.to_ram: pages copied back to system memory. */
+		atomic64_t to_ram;
+		/** @svm_stats.migrate_failed: migrations that left data in place. */
+		atomic64_t migrate_failed;
+		/** @svm_stats.faults: GPU faults serviced. */
+		atomic64_t faults;
+	} svm_stats;
 };
 
 static inline struct vcompute_device *to_vcompute(struct drm_device *drm)
@@ -195,6 +217,12 @@ struct vcompute_svm {
 	unsigned int nr_unmapped;
 	/** @rescan: @unmapped overflowed: check the whole store. */
 	bool rescan;
+	/**
+	 * @dpagemap: the device memory this VM migrated to, a reference
+	 * held until the VM is freed; NULL before its first migration.
+	 * Under the SVM lock.
+	 */
+	struct drm_pagemap *dpagemap;
 };
 
 /**
@@ -282,10 +310,39 @@ void vcompute_svm_vm_fini(struct drm_compute_vm *cvm);
 void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
 			   const struct drm_compute_svm_attr *attrs, u32 nattr);
 void vcompute_svm_sync(struct drm_compute_vm *cvm);
+
+/* vcompute_pagemap.c */
+struct drm_pagemap *vcompute_pagemap_get(struct vcompute_device *vdev);
+struct page *vcompute_pagemap_backing(struct page *page);
+void vcompute_pagemap_exit(void);
+
+/**
+ * vcompute_pagemap_owner - the owner of a device's device-private pages
+ * @vdev: the device
+ *
+ * HMM hands a device the device-private pages of its own owner as they
+ * are and migrates the others to system memory first.
+ *
+ * Returns: the owner, the device itself: no two devices share pages.
+ */
+static inline void *vcompute_pagemap_owner(struct vcompute_device *vdev)
+{
+	return vdev;
+}
+
 void vcompute_svm_bind_prepare(struct vcompute_vm *vm, u64 va, u64 range);
 int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
 		       enum vcompute_access access);
 #else
+static inline void vcompute_pagemap_exit(void)
+{
+}
+
+static inline struct page *vcompute_pagemap_backing(struct page *page)
+{
+	return page;
+}
+
 static inline void vcompute_svm_bind_prepare(struct vcompute_vm *vm, u64 va,
 					     u64 range)
 {

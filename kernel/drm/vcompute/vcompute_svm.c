@@ -75,6 +75,7 @@
  */
 
 #include <linux/dma-direct.h>
+#include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/mmu_notifier.h>
@@ -408,6 +409,7 @@ int vcompute_svm_vm_init(struct drm_compute_vm *cvm)
 	spin_lock_init(&s->unmap_lock);
 	s->nr_unmapped = 0;
 	s->rescan = false;
+	s->dpagemap = NULL;
 
 	ret = drm_gpusvm_init(&s->gpusvm, "vcompute", mm, info->va_start,
 			      info->va_end - info->va_start, SZ_512M,
@@ -464,7 +466,136 @@ void vcompute_svm_vm_fini(struct drm_compute_vm *cvm)
 	}
 	drm_gpusvm_fini(&s->gpusvm);
 	mutex_unlock(&cvm->svm.lock);
+	/* Migrated pages hold the pagemap themselves. */
+	drm_pagemap_put(s->dpagemap);
+	s->dpagemap = NULL;
 	vm->svm_enabled = false;
+}
+
+/* The device memory of @vm's device, made on first use. SVM lock held. */
+static struct drm_pagemap *svm_dpagemap(struct vcompute_vm *vm)
+{
+	struct drm_pagemap *dp = vm->svm.dpagemap;
+
+	lockdep_assert_held(&vm->compute.svm.lock);
+	if (!dp) {
+		dp = vcompute_pagemap_get(to_vcompute(vm->gpuvm.drm));
+		if (IS_ERR(dp))
+			return dp;
+		vm->svm.dpagemap = dp;
+	}
+	return dp;
+}
+
+/*
+ * The end of the migration chunk at @addr: its granularity-aligned block,
+ * within its attribute piece. SVM lock held.
+ */
+static u64 migrate_chunk_end(struct vcompute_vm *vm, u64 addr)
+{
+	const struct drm_compute_svm_attrs *a;
+	unsigned int shift = PMD_SHIFT;
+	u64 ps = 0, psz = 0, end;
+
+	a = drm_compute_svm_attr_lookup(&vm->compute.svm.attrs, addr, &ps, &psz);
+	if (a)
+		shift = min_t(unsigned int, a->granularity + PAGE_SHIFT, PMD_SHIFT);
+	end = ALIGN(addr + 1, 1ULL << shift);
+	return a ? min(end, ps + psz) : end;
+}
+
+/*
+ * Migrate what is mapped of [@start, @end) to device memory, in chunks of
+ * the range's migration granularity (the GRANULARITY attribute, at most
+ * 2 MiB) that stay inside one CPU mapping. Each chunk is one device-memory
+ * allocation, and drm_pagemap brings a whole allocation back when the CPU
+ * touches any page of it: the granularity is also that of the way back.
+ * Mappings that are not private anonymous memory stay where they are
+ * (drm_pagemap migrates only those). Best effort: a chunk that cannot move
+ * (device memory full, pages pinned or busy) stays in system memory and is
+ * counted in svm_stats.migrate_failed. SVM lock held; takes the mmap lock.
+ */
+static void svm_migrate_to_device(struct vcompute_vm *vm, u64 start, u64 end)
+{
+	struct vcompute_device *vdev = to_vcompute(vm->gpuvm.drm);
+	struct mm_struct *mm = vm->svm.gpusvm.mm;
+	struct drm_pagemap *dp = svm_dpagemap(vm);
+	u64 addr, next;
+
+	if (IS_ERR(dp)) {
+		atomic64_inc(&vdev->svm_stats.migrate_failed);
+		return;
+	}
+	if (!mmget_not_zero(mm))
+		return;
+	mmap_read_lock(mm);
+	for (addr = start; addr < end; addr = next) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+
+		if (!vma || vma->vm_start >= end)
+			break;
+		addr = max_t(u64, addr, vma->vm_start);
+		next = min3(migrate_chunk_end(vm, addr), (u64)vma->vm_end, end);
+		if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED))
+			continue;
+		if (dp->ops->populate_mm(dp, addr, next, mm, 0))
+			atomic64_inc(&vdev->svm_stats.migrate_failed);
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+}
+
+/*
+ * Bring what device memory holds of [@start, @end) back to system memory:
+ * HMM faults every page in for nobody's device, which migrates
+ * device-private pages through their migrate_to_ram. Untouched pages
+ * are faulted in as well (reading zero). SVM lock held.
+ */
+static void svm_migrate_to_ram(struct vcompute_vm *vm, u64 start, u64 end)
+{
+	struct mmu_interval_notifier *watch = &vm->svm.watch;
+	struct mm_struct *mm = vm->svm.gpusvm.mm;
+	struct hmm_range hr = {
+		.notifier = watch,
+		.default_flags = HMM_PFN_REQ_FAULT,
+	};
+	unsigned long *pfns;
+	u64 addr, next;
+
+	pfns = kvmalloc_array(SZ_2M >> PAGE_SHIFT, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return;
+	hr.hmm_pfns = pfns;
+	if (!mmget_not_zero(mm))
+		goto out;
+	for (addr = start; addr < end; addr = next) {
+		struct vm_area_struct *vma;
+		unsigned int tries = 0;
+		int err;
+
+		do {
+			hr.notifier_seq = mmu_interval_read_begin(watch);
+			mmap_read_lock(mm);
+			vma = find_vma(mm, addr);
+			if (!vma || vma->vm_start >= end) {
+				mmap_read_unlock(mm);
+				goto put;
+			}
+			addr = max_t(u64, addr, vma->vm_start);
+			next = min3((u64)ALIGN(addr + 1, SZ_2M), (u64)vma->vm_end, end);
+			err = 0;
+			if (!(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+				hr.start = addr;
+				hr.end = next;
+				err = hmm_range_fault(&hr);
+			}
+			mmap_read_unlock(mm);
+		} while (err == -EBUSY && ++tries < svm_fault_retries);
+	}
+put:
+	mmput(mm);
+out:
+	kvfree(pfns);
 }
 
 /**
@@ -476,16 +607,28 @@ void vcompute_svm_vm_fini(struct drm_compute_vm *cvm)
  * @nattr: entries in @attrs
  *
  * Removes the ranges of [@start, @start + @size), so that the next access
- * maps them with the new access mode and permissions. No prefetch yet:
- * without device memory, data is always where a prefetch would put it.
+ * maps them with the new access mode and permissions, then carries out a
+ * prefetch: to this device's memory, or back to system memory (the helper
+ * accepts no other device; UNDEFINED asks for nothing).
  *
  * Context: &drm_compute_vm_svm.lock held.
  */
 void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
 			   const struct drm_compute_svm_attr *attrs, u32 nattr)
 {
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+	u32 id = cvm->cdev->id, i;
+
 	/* svm_sync() ran the garbage collector at the start of the operation. */
-	ranges_remove(to_vcompute_vm(cvm), start, start + size);
+	ranges_remove(vm, start, start + size);
+	for (i = 0; i < nattr; i++) {
+		if (attrs[i].type != DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC)
+			continue;
+		if (attrs[i].value == id)
+			svm_migrate_to_device(vm, start, start + size);
+		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
+			svm_migrate_to_ram(vm, start, start + size);
+	}
 }
 
 /**
@@ -568,7 +711,13 @@ static void range_map(struct vcompute_vm *vm, struct vcompute_range *vr,
 	lockdep_assert_held_write(&vm->pt_lock);
 	for (i = 0, j = 0; i < npages; j++) {
 		const struct drm_pagemap_addr *a = &vr->pages.dma_addr[j];
-		unsigned long pfn = PHYS_PFN(dma_to_phys(dev, a->addr));
+		unsigned long pfn;
+
+		/* Device memory: its device-private page frame (vcompute_pagemap.c). */
+		if (a->proto == DRM_INTERCONNECT_DRIVER)
+			pfn = PHYS_PFN(a->addr);
+		else
+			pfn = PHYS_PFN(dma_to_phys(dev, a->addr));
 
 		for (k = 0; k < (1UL << a->order) && i < npages; k++, i++)
 			vcompute_vm_pt_set(vm, va + (i << PAGE_SHIFT), pfn + k, bits);
@@ -597,10 +746,16 @@ int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
 	struct drm_compute_vm_svm *csvm = &vm->compute.svm;
 	struct drm_gpusvm *g = &vm->svm.gpusvm;
 	const struct drm_compute_svm_attrs *attrs;
-	struct drm_gpusvm_ctx ctx = {};
+	struct drm_gpusvm_ctx ctx = {
+		/* This device's pages stay in device memory; others come back. */
+		.device_private_page_owner = vcompute_pagemap_owner(vdev),
+		/* Pages of a range may be in both memories (partial prefetch). */
+		.allow_mixed = true,
+	};
 	struct drm_gpusvm_range *r;
 	struct vcompute_range *vr;
 	unsigned int tries = 0;
+	bool migrate;
 	u32 aflags;
 	u64 hs = 0, he = 0, as = 0, asz = 0, bits;
 	int err, fault = 0;
@@ -621,6 +776,10 @@ int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
 	he = min(he, as + asz);
 	/* @attrs dies with the next store change (svm_gc() below): copy. */
 	aflags = attrs->flags;
+	/* Preferred here, and not to be used in place: move on fault. */
+	migrate = attrs->preferred_loc == vdev->compute.id &&
+		  drm_compute_svm_attrs_access(&csvm->attrs, attrs, vdev->compute.id) !=
+		  DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
 	ctx.read_only = !!(aflags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
 	if (ctx.read_only && access == VCOMPUTE_WRITE) {
 		fault = DRM_COMPUTE_FAULT_WRITE;
@@ -649,6 +808,12 @@ retry:
 		/* Got read-only for an earlier read; now writable is wanted. */
 		range_remove(vm, r);
 		goto retry;
+	}
+	if (migrate) {
+		/* The data prefers this device: move it, once per fault. */
+		migrate = false;
+		svm_migrate_to_device(vm, drm_gpusvm_range_start(r),
+				      drm_gpusvm_range_end(r));
 	}
 
 	err = drm_gpusvm_get_pages(g, &vr->pages, g->mm, &r->notifier->notifier,
@@ -696,6 +861,7 @@ retry:
 	range_map(vm, vr, bits);
 	up_write(&vm->pt_lock);
 	drm_gpusvm_notifier_unlock(g);
+	atomic64_inc(&vdev->svm_stats.faults);
 out:
 	mutex_unlock(&csvm->lock);
 	return fault;

@@ -350,6 +350,9 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 	if (access == VCOMPUTE_EXEC && !(pte & VCOMPUTE_PTE_EXEC))
 		return DRM_COMPUTE_FAULT_EXEC;
 	*page = pfn_to_page(pte >> PAGE_SHIFT);
+	/* SVM data in device memory: its data is in the backing page. */
+	if (is_device_private_page(*page))
+		*page = vcompute_pagemap_backing(*page);
 	return 0;
 }
 
