@@ -127,7 +127,7 @@ std::vector<uint64_t> gen_packet(Rng &r, const Targets &t)
 		uint64_t third = align_down(t.data_size / 3, 4);
 		uint64_t count = r.below(third / 4 + 2);
 		uint32_t kernel = static_cast<uint32_t>(r.range(VCOMPUTE_KERNEL_VADD_U32,
-							       VCOMPUTE_KERNEL_SCALE_U32));
+							       VCOMPUTE_KERNEL_LIST_SUM));
 
 		qw = onenode_pkt_dispatch(b, kernel, count, r.pick(gs),
 					  r.chance(3, 4) ? t.data_va : pick_addr(r, t, count * 4, 4),

@@ -238,6 +238,42 @@ struct vcompute_pkt_fence {
  * memory-bound kernel: factor 1 is a copy.
  */
 #define VCOMPUTE_KERNEL_SCALE_U32	4
+/**
+ * VCOMPUTE_KERNEL_SUM_U32 - the sum of @count 32-bit unsigned integers at
+ * args[0] (4-byte aligned), written as a 64-bit value to args[1] (8-byte
+ * aligned). Runs as one workgroup.
+ */
+#define VCOMPUTE_KERNEL_SUM_U32		5
+/**
+ * VCOMPUTE_KERNEL_LIST_SUM - walk a singly linked list of
+ * &struct vcompute_list_node from args[0] until a NULL @next or @count
+ * nodes, summing their values. args[1] (8-byte aligned) receives a
+ * &struct vcompute_list_sum, updated as the walk goes and final when the
+ * packet completes. A pointer-chasing kernel: with shared virtual memory
+ * the nodes are the process's own heap. Runs as one workgroup; a node
+ * that is not 8-byte aligned faults the queue (%DRM_COMPUTE_FAULT_ALIGNMENT).
+ */
+#define VCOMPUTE_KERNEL_LIST_SUM	6
+
+/**
+ * struct vcompute_list_node - a node of %VCOMPUTE_KERNEL_LIST_SUM's list.
+ */
+struct vcompute_list_node {
+	/** @next: the next node's GPU address, 0 at the end. */
+	__u64 next;
+	/** @value: what is summed. */
+	__u64 value;
+};
+
+/**
+ * struct vcompute_list_sum - what %VCOMPUTE_KERNEL_LIST_SUM writes.
+ */
+struct vcompute_list_sum {
+	/** @sum: the values summed so far (wrapping). */
+	__u64 sum;
+	/** @nodes: the nodes visited so far. */
+	__u64 nodes;
+};
 
 /**
  * struct vcompute_pkt_dispatch - run a built-in compute kernel over a grid.
@@ -282,13 +318,15 @@ struct vcompute_ctx_save {
 	__u64 rptr;
 	/**
 	 * @progress: how much of that packet is done: bytes for COPY and FILL
-	 * and for a CRC32C DISPATCH, workgroups for the other DISPATCH
-	 * kernels, 0 for the rest.
+	 * and for a CRC32C DISPATCH, elements for SUM_U32, nodes for
+	 * LIST_SUM, workgroups for the other DISPATCH kernels, 0 for the
+	 * rest.
 	 */
 	__u64 progress;
 	/**
 	 * @state: packet-specific state: the running CRC of a CRC32C
-	 * DISPATCH (not yet inverted), the nanoseconds a WAIT_MEM has waited.
+	 * DISPATCH (not yet inverted), the running sum of SUM_U32, the next
+	 * node of LIST_SUM, the nanoseconds a WAIT_MEM has waited.
 	 */
 	__u64 state;
 	/** @saves: how many times this queue was suspended. */

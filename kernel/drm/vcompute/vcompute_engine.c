@@ -386,6 +386,83 @@ static void exec_crc(struct vcompute_queue *q,
 	x->done = true;
 }
 
+static void sum_update(void *kaddr, size_t len, void *arg)
+{
+	const u32 *v = kaddr;
+	u64 *sum = arg;
+	size_t i;
+
+	for (i = 0; i < len / 4; i++)
+		*sum += v[i];
+}
+
+static void exec_sum(struct vcompute_queue *q,
+		     const struct vcompute_pkt_dispatch *p, struct exec *x)
+{
+	u64 n = min_t(u64, p->count - q->pkt_progress, CHUNK / 4);
+	u64 sum = q->pkt_state;
+
+	x->fault = vcompute_vm_access(q->vm, p->args[0] + q->pkt_progress * 4,
+				      n * 4, VCOMPUTE_READ, sum_update, &sum,
+				      &x->fault_va);
+	if (x->fault)
+		return;
+	q->pkt_state = sum;
+	q->pkt_progress += n;
+	if (q->pkt_progress < p->count)
+		return;
+	x->fault = vm_write(q, p->args[1], &sum, 8, &x->fault_va);
+	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	x->done = true;
+}
+
+/*
+ * LIST_SUM: up to LIST_CHUNK nodes per round. The next node is the
+ * packet's state and the nodes visited its progress; the running sum lives
+ * in the output, so that a suspended queue resumes with nothing lost.
+ */
+#define LIST_CHUNK	4096
+
+static void exec_list_sum(struct vcompute_queue *q,
+			  const struct vcompute_pkt_dispatch *p, struct exec *x)
+{
+	struct vcompute_list_sum out = {};
+	u64 node = q->pkt_progress ? q->pkt_state : p->args[0], sum = 0;
+	unsigned int i;
+
+	if (q->pkt_progress) {
+		x->fault = vm_read(q, p->args[1], &out, sizeof(out), VCOMPUTE_READ,
+				   &x->fault_va);
+		if (x->fault)
+			return;
+	}
+	for (i = 0; i < LIST_CHUNK && node && q->pkt_progress < p->count; i++) {
+		struct vcompute_list_node n;
+
+		if (node & 7) {
+			x->fault = DRM_COMPUTE_FAULT_ALIGNMENT;
+			x->fault_va = node;
+			return;
+		}
+		x->fault = vm_read(q, node, &n, sizeof(n), VCOMPUTE_READ, &x->fault_va);
+		if (x->fault)
+			return;
+		sum += n.value;
+		node = n.next;
+		q->pkt_progress++;
+	}
+	out.sum += sum;
+	out.nodes = q->pkt_progress;
+	x->fault = vm_write(q, p->args[1], &out, sizeof(out), &x->fault_va);
+	if (x->fault)
+		return;
+	q->pkt_state = node;
+	if (node && q->pkt_progress < p->count)
+		return;
+	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	x->done = true;
+}
+
 static void exec_dispatch(struct vcompute_queue *q,
 			  const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
@@ -396,6 +473,10 @@ static void exec_dispatch(struct vcompute_queue *q,
 
 	if (p->kernel == VCOMPUTE_KERNEL_CRC32C)
 		return exec_crc(q, p, x);
+	if (p->kernel == VCOMPUTE_KERNEL_SUM_U32)
+		return exec_sum(q, p, x);
+	if (p->kernel == VCOMPUTE_KERNEL_LIST_SUM)
+		return exec_list_sum(q, p, x);
 	if (p->kernel == VCOMPUTE_KERNEL_SCALE_U32) {
 		k.nin = 1;
 		k.in[0] = p->args[0];

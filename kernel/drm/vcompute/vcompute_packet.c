@@ -157,6 +157,14 @@ int vcompute_pkt_body_check(const u64 *pkt, u64 *fault_va)
 			*fault_va = (p->args[0] & 3) ? p->args[0] : p->args[1];
 			return (p->args[0] | p->args[1]) & 3 ?
 			       DRM_COMPUTE_FAULT_ALIGNMENT : 0;
+		case VCOMPUTE_KERNEL_SUM_U32:
+			*fault_va = (p->args[0] & 3) ? p->args[0] : p->args[1];
+			return (p->args[0] & 3) || (p->args[1] & 7) ?
+			       DRM_COMPUTE_FAULT_ALIGNMENT : 0;
+		case VCOMPUTE_KERNEL_LIST_SUM:
+			*fault_va = (p->args[0] & 7) ? p->args[0] : p->args[1];
+			return (p->args[0] | p->args[1]) & 7 ?
+			       DRM_COMPUTE_FAULT_ALIGNMENT : 0;
 		}
 		return DRM_COMPUTE_FAULT_PACKET;
 	}

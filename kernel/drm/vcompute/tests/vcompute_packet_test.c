@@ -158,6 +158,31 @@ static void body_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, body(&d, &va), 0);
 	d.args[1] = 0x20002;
 	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_ALIGNMENT);
+	/* SUM_U32 reads words and writes a 64-bit sum. */
+	d.kernel = VCOMPUTE_KERNEL_SUM_U32;
+	d.args[0] = 0x10004;
+	d.args[1] = 0x20008;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), 0);
+	d.args[1] = 0x20004;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_ALIGNMENT);
+	KUNIT_EXPECT_EQ(test, va, 0x20004ULL);
+	d.args[0] = 0x10002;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_ALIGNMENT);
+	KUNIT_EXPECT_EQ(test, va, 0x10002ULL);
+	/* LIST_SUM: the head and the result are 8-byte aligned. */
+	d.kernel = VCOMPUTE_KERNEL_LIST_SUM;
+	d.args[0] = 0x10008;
+	d.args[1] = 0x20008;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), 0);
+	d.args[0] = 0x10004;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_ALIGNMENT);
+	KUNIT_EXPECT_EQ(test, va, 0x10004ULL);
+	d.args[0] = 0x10008;
+	d.args[1] = 0x20004;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_ALIGNMENT);
+	KUNIT_EXPECT_EQ(test, va, 0x20004ULL);
+	d.kernel = VCOMPUTE_KERNEL_LIST_SUM + 1;
+	KUNIT_EXPECT_EQ(test, body(&d, &va), DRM_COMPUTE_FAULT_PACKET);
 }
 
 static void wait_conditions(struct kunit *test)
