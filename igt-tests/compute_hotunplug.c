@@ -16,7 +16,6 @@
  */
 
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -47,7 +46,6 @@ IGT_TEST_DESCRIPTION("Checks hot-unplug of a vcompute instance through "
 		     "works, that nothing leaks a module reference, and that "
 		     "the module unloads only once its last file is closed.");
 
-#define CONFIGFS	"/sys/kernel/config/vcompute"
 #define INSTANCE	"hp"
 #define REFCNT		"/sys/module/vcompute/refcnt"
 
@@ -66,86 +64,30 @@ static long module_refcnt(void)
 	return n;
 }
 
-static void write_attr(const char *name, const char *attr, const char *value)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	snprintf(path, sizeof(path), CONFIGFS "/%s/%s", name, attr);
-	fd = open(path, O_WRONLY);
-	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
-	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
-		     "write %s to %s: %s\n", value, path, strerror(errno));
-	close(fd);
-}
-
-/* The render node of instance @name, or "" when it has none. */
-static void instance_node(const char *name, char *node, size_t len)
-{
-	char want[64], link[PATH_MAX], path[PATH_MAX];
-	struct dirent *e;
-	DIR *d = opendir("/sys/class/drm");
-
-	node[0] = '\0';
-	snprintf(want, sizeof(want), "vcompute.%s", name);
-	igt_assert(d);
-	while ((e = readdir(d))) {
-		ssize_t n;
-
-		if (strncmp(e->d_name, "renderD", 7))
-			continue;
-		snprintf(path, sizeof(path), "/sys/class/drm/%s/device", e->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n < 0)
-			continue;
-		link[n] = '\0';
-		if (!strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, want)) {
-			snprintf(node, len, "/dev/dri/%s", e->d_name);
-			break;
-		}
-	}
-	closedir(d);
-}
-
 static void plug(bool on)
 {
-	write_attr(INSTANCE, "enabled", on ? "1" : "0");
+	compute_instance_plug(INSTANCE, on);
 }
 
 /* Create the instance and open its render node into @cd. */
 static void instance_up(struct compute_dev *cd)
 {
-	char node[PATH_MAX];
-	int ret;
-
-	if (mkdir(CONFIGFS "/" INSTANCE, 0755))
-		igt_assert_eq(errno, EEXIST);
-	write_attr(INSTANCE, "vram_mib", "32");
-	plug(true);
-	instance_node(INSTANCE, node, sizeof(node));
-	igt_assert_f(node[0], "no render node for vcompute." INSTANCE "\n");
-
-	memset(cd, 0, sizeof(*cd));
-	cd->fd = open(node, O_RDWR | O_CLOEXEC);
-	igt_assert_fd(cd->fd);
-	ret = onenode_device_from_fd(cd->fd, &cd->dev);
-	igt_assert_eq(ret, 0);
-	igt_assert_eq(onenode_query_device(&cd->dev, &cd->info), 0);
+	compute_instance_up(INSTANCE, 32, cd);
 	igt_assert(cd->info.features & DRM_COMPUTE_FEATURE_USERQ);
-	igt_assert_eq(onenode_query_userq(&cd->dev, &cd->uq), 0);
 }
 
-/* After every client is gone: remove the instance, check the refcount. */
+/*
+ * After every client is gone: remove the instance, check the refcount.
+ * SVM device memory drops its hold on the module from a work item after
+ * its last page went: allow it a few seconds.
+ */
 static void instance_gone(void)
 {
-	char node[PATH_MAX];
-
-	plug(false);
-	instance_node(INSTANCE, node, sizeof(node));
-	igt_assert_f(!node[0], "%s still there after unplug\n", node);
-	igt_assert_eq(rmdir(CONFIGFS "/" INSTANCE), 0);
+	compute_instance_remove(INSTANCE);
+	for (int i = 0; i < 50 && module_refcnt() != refcnt_base; i++)
+		compute_sleep_ms(100);
 	igt_assert_f(module_refcnt() == refcnt_base,
-		     "module refcount %ld, was %ld: a file or dma-buf leaked\n",
+		     "module refcount %ld, was %ld: a file, dma-buf or device page leaked\n",
 		     module_refcnt(), refcnt_base);
 }
 
@@ -367,6 +309,43 @@ static void unplug_svm(void)
 	instance_gone();
 }
 
+/*
+ * SVM data in the device's memory when the device goes: the CPU still
+ * reads it (it migrates back through the pagemap, which outlives the
+ * device), and everything is released once the process lets go.
+ */
+static void unplug_svm_device(void)
+{
+	const uint64_t size = 16 * COMPUTE_PAGE;
+	struct onenode_residency r;
+	struct drm_compute_svm_attr a = { .type = DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC };
+	struct compute_dev cd;
+	uint8_t *mem;
+	uint32_t vm = 0;
+	int ret;
+
+	instance_up(&cd);
+	ret = onenode_vm_create_flags(&cd.dev, DRM_COMPUTE_VM_CREATE_SVM, &vm);
+	igt_require_f(ret != -EOPNOTSUPP, "no SVM on this device\n");
+	igt_assert_eq(ret, 0);
+	mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(mem != MAP_FAILED);
+	compute_fill_pattern(mem, size, 40);
+	a.value = cd.info.device_id;
+	igt_assert_eq(onenode_svm_set_attr(&cd.dev, vm, (uintptr_t)mem, size, &a, 1), 0);
+	igt_assert_eq(onenode_svm_residency(mem, size, &r), 0);
+	igt_assert_eq_u64(r.device, size / COMPUTE_PAGE);
+
+	plug(false);
+	assert_unplugged(&cd);
+	igt_assert(compute_check_pattern(mem, size, 40, NULL));
+	igt_assert_eq(onenode_svm_residency(mem, size, &r), 0);
+	igt_assert_eq_u64(r.sysmem, size / COMPUTE_PAGE);
+	munmap(mem, size);
+	close(cd.fd);
+	instance_gone();
+}
+
 static int delete_module(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
@@ -403,11 +382,11 @@ static void module_cycle(void)
 igt_main
 {
 	igt_fixture {
-		igt_require_f(access(CONFIGFS, F_OK) == 0, "vcompute with configfs is loaded\n");
+		igt_require_f(access(COMPUTE_CONFIGFS, F_OK) == 0, "vcompute with configfs is loaded\n");
 		/* A leftover of an earlier run. */
-		if (access(CONFIGFS "/" INSTANCE, F_OK) == 0) {
+		if (access(COMPUTE_CONFIGFS "/" INSTANCE, F_OK) == 0) {
 			plug(false);
-			rmdir(CONFIGFS "/" INSTANCE);
+			rmdir(COMPUTE_CONFIGFS "/" INSTANCE);
 		}
 		refcnt_base = module_refcnt();
 		igt_assert(refcnt_base >= 0);
@@ -447,6 +426,11 @@ igt_main
 		     "and tears down with -ENODEV on the way.");
 	igt_subtest("unplug-svm")
 		unplug_svm();
+
+	igt_describe("Unplug while SVM data is in the device's memory: the CPU "
+		     "still reads it (migrated back), and all is released after.");
+	igt_subtest("unplug-svm-device")
+		unplug_svm_device();
 
 	igt_describe("rmmod vcompute is refused while a file is open and succeeds "
 		     "once it is closed; the reloaded module's device works.");

@@ -17,6 +17,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -53,12 +54,13 @@ bool compute_has_placement(const struct compute_dev *cd, uint64_t placement)
  *
  * Skips when there is no vcompute render node.
  */
-void compute_open(struct compute_dev *cd)
+/* Fill @cd from its open @fd: the device and what it reports. */
+static void compute_from_fd(struct compute_dev *cd, int fd)
 {
 	int ret;
 
 	memset(cd, 0, sizeof(*cd));
-	cd->fd = onenode_open_render("vcompute");
+	cd->fd = fd;
 	ret = onenode_device_from_fd(cd->fd, &cd->dev);
 	igt_assert_f(ret == 0, "onenode_device_from_fd: %s\n", onenode_strerror(ret));
 	ret = onenode_query_device(&cd->dev, &cd->info);
@@ -67,6 +69,114 @@ void compute_open(struct compute_dev *cd)
 		ret = onenode_query_userq(&cd->dev, &cd->uq);
 		igt_assert_f(ret == 0, "USERQ query: %s\n", onenode_strerror(ret));
 	}
+}
+
+void compute_open(struct compute_dev *cd)
+{
+	compute_from_fd(cd, onenode_open_render("vcompute"));
+}
+
+/**
+ * compute_instance_attr - write a configfs attribute of instance @name
+ * @name: the instance (a directory under COMPUTE_CONFIGFS)
+ * @attr: the attribute
+ * @value: what is written
+ */
+void compute_instance_attr(const char *name, const char *attr, const char *value)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), COMPUTE_CONFIGFS "/%s/%s", name, attr);
+	fd = open(path, O_WRONLY);
+	igt_assert_f(fd >= 0, "open %s: %s\n", path, strerror(errno));
+	igt_assert_f(write(fd, value, strlen(value)) == (ssize_t)strlen(value),
+		     "write %s to %s: %s\n", value, path, strerror(errno));
+	close(fd);
+}
+
+/**
+ * compute_instance_node - the render node of instance @name
+ * @name: the instance
+ * @node: set to its /dev/dri path, or "" when it has none
+ * @len: room in @node
+ */
+void compute_instance_node(const char *name, char *node, size_t len)
+{
+	char want[64], link[PATH_MAX], path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir("/sys/class/drm");
+
+	node[0] = '\0';
+	snprintf(want, sizeof(want), "vcompute.%s", name);
+	igt_assert(d);
+	while ((e = readdir(d))) {
+		ssize_t n;
+
+		if (strncmp(e->d_name, "renderD", 7))
+			continue;
+		snprintf(path, sizeof(path), "/sys/class/drm/%s/device", e->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n < 0)
+			continue;
+		link[n] = '\0';
+		if (!strcmp(strrchr(link, '/') ? strrchr(link, '/') + 1 : link, want)) {
+			snprintf(node, len, "/dev/dri/%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+}
+
+/**
+ * compute_instance_plug - plug instance @name in or out (its "enabled")
+ * @name: the instance
+ * @on: plug in
+ */
+void compute_instance_plug(const char *name, bool on)
+{
+	compute_instance_attr(name, "enabled", on ? "1" : "0");
+}
+
+/**
+ * compute_instance_up - create instance @name and open its render node
+ * @name: the instance
+ * @vram_mib: its device memory
+ * @cd: filled with the open device
+ */
+void compute_instance_up(const char *name, unsigned int vram_mib, struct compute_dev *cd)
+{
+	char node[PATH_MAX], mib[16];
+	int fd;
+
+	igt_require_f(access(COMPUTE_CONFIGFS, F_OK) == 0, "vcompute with configfs is loaded\n");
+	snprintf(node, sizeof(node), COMPUTE_CONFIGFS "/%s", name);
+	if (mkdir(node, 0755))
+		igt_assert_eq(errno, EEXIST);
+	snprintf(mib, sizeof(mib), "%u", vram_mib);
+	compute_instance_attr(name, "vram_mib", mib);
+	compute_instance_plug(name, true);
+	compute_instance_node(name, node, sizeof(node));
+	igt_assert_f(node[0], "no render node for vcompute.%s\n", name);
+
+	fd = open(node, O_RDWR | O_CLOEXEC);
+	igt_assert_fd(fd);
+	compute_from_fd(cd, fd);
+}
+
+/**
+ * compute_instance_remove - unplug instance @name and remove it
+ * @name: the instance; its clients may still hold files
+ */
+void compute_instance_remove(const char *name)
+{
+	char node[PATH_MAX];
+
+	compute_instance_plug(name, false);
+	compute_instance_node(name, node, sizeof(node));
+	igt_assert_f(!node[0], "%s still there after unplug\n", node);
+	snprintf(node, sizeof(node), COMPUTE_CONFIGFS "/%s", name);
+	igt_assert_eq(rmdir(node), 0);
 }
 
 /**

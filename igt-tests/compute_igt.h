@@ -68,6 +68,14 @@ extern const struct compute_placement compute_placements[2];
 bool compute_has_placement(const struct compute_dev *cd, uint64_t placement);
 
 void compute_open(struct compute_dev *cd);
+
+/* vcompute instances made through configfs (vcompute_configfs.c). */
+#define COMPUTE_CONFIGFS	"/sys/kernel/config/vcompute"
+void compute_instance_attr(const char *name, const char *attr, const char *value);
+void compute_instance_node(const char *name, char *node, size_t len);
+void compute_instance_plug(const char *name, bool on);
+void compute_instance_up(const char *name, unsigned int vram_mib, struct compute_dev *cd);
+void compute_instance_remove(const char *name);
 void compute_open_file(const struct compute_dev *cd, struct compute_dev *other);
 void compute_close(struct compute_dev *cd);
 void compute_require_userq(const struct compute_dev *cd);
