@@ -10,6 +10,12 @@
  * PFNMAP mapping, no mapping), CPU changes under a running queue (munmap,
  * partial munmap, MAP_FIXED replacement, mremap, MADV_DONTNEED), fork,
  * process exit under a queue, and files that cannot see each other.
+ *
+ * Device memory: a prefetch or the preferred location moves anonymous
+ * memory into device memory, where /proc/self/pagemap shows it as a
+ * non-present (device-private) entry; queues use it in place, a CPU access
+ * brings it back, and what cannot move (shared memory, a full device
+ * memory) stays where it is, its data intact.
  */
 
 #define _GNU_SOURCE
@@ -33,7 +39,8 @@ IGT_TEST_DESCRIPTION("Checks shared virtual memory: SVM attributes through "
 		     "DRM_COMPUTE_OP_SVM, queues using the process's own "
 		     "memory without VM_BIND, the faults of read-only, "
 		     "NO_ACCESS, PFNMAP and unmapped memory, CPU mapping "
-		     "changes under running queues, fork and process exit.");
+		     "changes under running queues, fork and process exit, "
+		     "and migration to and from device memory.");
 
 #define PAGE COMPUTE_PAGE
 #define SZ_2M (2ull << 20)
@@ -657,6 +664,250 @@ static void test_race_fault_munmap(void)
 	compute_vm_destroy(&cd, vm);
 }
 
+/* 1 when the page at @p is in system memory, 0 in device memory, -1 neither. */
+static int in_sysmem(const void *p)
+{
+	struct onenode_residency r;
+
+	igt_assert_eq(onenode_svm_residency(p, 1, &r), 0);
+	return r.sysmem ? 1 : r.device ? 0 : -1;
+}
+
+/* Pages of [@p, +@size) in device memory. */
+static uint64_t pages_on_device(const uint8_t *p, uint64_t size)
+{
+	struct onenode_residency r;
+
+	igt_assert_eq(onenode_svm_residency(p, size, &r), 0);
+	return r.device;
+}
+
+static void prefetch(uint32_t vm, void *p, uint64_t size, uint32_t where)
+{
+	int ret = set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, where);
+
+	igt_assert_f(ret == 0, "prefetch: %s\n", onenode_strerror(ret));
+}
+
+static void test_prefetch_device(void)
+{
+	uint64_t size = SZ_2M;
+	uint8_t *p = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd), id = cd.info.device_id;
+
+	compute_fill_pattern(p, size, 20);
+	prefetch(vm, p, size, id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0), id);
+	/* A queue reads it in place: it stays in device memory. */
+	memset(dst, 0, size);
+	igt_assert_eq_u32(gpu_copy(vm, dst, p, size, NULL), 0);
+	igt_assert(compute_check_pattern(dst, size, 20, NULL));
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	/* A queue writes it in place; the CPU's read brings it back. */
+	igt_assert_eq_u32(gpu_fill(vm, p, size, 0x77777777, NULL), 0);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	for (uint64_t i = 0; i < size / 4; i++)
+		igt_assert_eq_u32(((uint32_t *)p)[i], 0x77777777);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	igt_assert_eq(in_sysmem(p), 1);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_prefetch_sysmem(void)
+{
+	uint64_t size = 64 * PAGE;
+	uint8_t *p = anon(size);
+	uint32_t vm = svm_vm(&cd);
+
+	compute_fill_pattern(p, size, 21);
+	/* Migrate in 16-page chunks: each comes back as a whole. */
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
+	prefetch(vm, p, size, cd.info.device_id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	/* Back to system memory without a CPU access: the middle two chunks. */
+	prefetch(vm, p + 20 * PAGE, 24 * PAGE, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	igt_assert_eq_u64(pages_on_device(p, size), 32);
+	igt_assert_eq(in_sysmem(p + 16 * PAGE), 1);
+	igt_assert_eq(in_sysmem(p + 47 * PAGE), 1);
+	igt_assert_eq(in_sysmem(p + 15 * PAGE), 0);
+	igt_assert_eq(in_sysmem(p + 48 * PAGE), 0);
+	/* The CPU's touch of one page brings back its chunk only. */
+	(void)*(volatile uint8_t *)(p + 5 * PAGE);
+	igt_assert_eq_u64(pages_on_device(p, size), 16);
+	igt_assert(compute_check_pattern(p, size, 21, NULL));
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_preferred_device(void)
+{
+	uint64_t size = 32 * PAGE;
+	uint8_t *p = anon(size), *src = anon(size);
+	uint32_t vm = svm_vm(&cd);
+
+	compute_fill_pattern(src, size, 22);
+	memset(p, 0, size);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+			       cd.info.device_id), 0);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	/* The queue's fault moves the range it touches to the device. */
+	igt_assert_eq_u32(gpu_copy(vm, p, src, size, NULL), 0);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	/* The source has no preference: it stays in system memory. */
+	igt_assert_eq_u64(pages_on_device(src, size), 0);
+	igt_assert(compute_check_pattern(p, size, 22, NULL));
+	munmap(p, size);
+	munmap(src, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_prefetch_stays(void)
+{
+	uint64_t size = 8 * PAGE, vram = cd.info.vram_size;
+	uint8_t *shared = mmap(NULL, size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = anon(size);
+	uint32_t vm = svm_vm(&cd), bo = 0;
+	int ret;
+
+	igt_assert(shared != MAP_FAILED);
+	/* Shared memory does not migrate: it stays, and the GPU still uses it. */
+	compute_fill_pattern(shared, size, 23);
+	prefetch(vm, shared, size, cd.info.device_id);
+	igt_assert_eq_u64(pages_on_device(shared, size), 0);
+	check_copy(vm, p, shared, size);
+
+	/* Device memory full of a buffer: the prefetch leaves the data in place. */
+	ret = onenode_bo_create(&cd.dev, vram - 4 * PAGE, DRM_COMPUTE_PLACEMENT_VRAM, &bo);
+	igt_assert_f(ret == 0, "a %" PRIu64 "-byte VRAM buffer: %s\n",
+		     (uint64_t)(vram - 4 * PAGE), onenode_strerror(ret));
+	compute_fill_pattern(p, size, 24);
+	prefetch(vm, p, size, cd.info.device_id);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	igt_assert(compute_check_pattern(p, size, 24, NULL));
+	/* Room again: now it moves. */
+	igt_assert_eq(onenode_bo_close(&cd.dev, bo), 0);
+	prefetch(vm, p, size, cd.info.device_id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	igt_assert(compute_check_pattern(p, size, 24, NULL));
+	munmap(shared, size);
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_device_fork(void)
+{
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size);
+	uint32_t vm = svm_vm(&cd);
+
+	compute_fill_pattern(p, size, 25);
+	prefetch(vm, p, size, cd.info.device_id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	igt_fork(child, 1) {
+		/* The child reads the data, then writes its own copy. */
+		igt_assert(compute_check_pattern(p, size, 25, NULL));
+		compute_fill_pattern(p, size, 26);
+		igt_assert(compute_check_pattern(p, size, 26, NULL));
+	}
+	igt_waitchildren();
+	igt_assert(compute_check_pattern(p, size, 25, NULL));
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void test_race_device_cpu(void)
+{
+	uint64_t size = 16 * PAGE;
+	uint8_t *src = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd);
+
+	compute_fill_pattern(src, size, 27);
+	for (int round = 0; round < 8; round++) {
+		struct compute_queue q;
+		uint64_t value;
+
+		prefetch(vm, src, size, cd.info.device_id);
+		value = busy_start(&q, vm, dst, src, size);
+		/* The CPU's reads migrate the pages back under the copies. */
+		for (uint64_t off = size; off > 0; off -= PAGE)
+			(void)*(volatile uint8_t *)(src + off - PAGE);
+		igt_assert(compute_check_pattern(src, size, 27, NULL));
+		busy_end(&q, value, false);
+		igt_assert(memcmp(dst, src, size) == 0);
+	}
+	munmap(src, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+/*
+ * Two devices on one range: each VM follows its own device's access rules,
+ * and data in one device's memory comes back to system memory when the
+ * other touches it (HMM migrates device-private pages of another owner).
+ */
+static void test_two_devices(void)
+{
+	uint64_t size = 16 * PAGE;
+	uint8_t *p = anon(size), *dst = anon(size), *dst2 = anon(size);
+	struct compute_dev first = cd, second;
+	uint32_t vm = svm_vm(&cd), vm2, id2;
+	uint64_t fva = 0;
+
+	compute_instance_up("svm2", 32, &second);
+	igt_assert(second.info.features & DRM_COMPUTE_FEATURE_SVM);
+	id2 = second.info.device_id;
+	igt_assert_neq_u32(id2, first.info.device_id);
+	vm2 = svm_vm(&second);
+	compute_fill_pattern(p, size, 30);
+
+	/* Both read the range; the second may not name the first's memory. */
+	check_copy(vm, dst, p, size);
+	cd = second;
+	check_copy(vm2, dst2, p, size);
+	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+			       first.info.device_id), -EINVAL);
+
+	/* NO_ACCESS for the second device, in its VM: only it faults. */
+	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id2), 0);
+	expect_fault(gpu_copy(vm2, dst2, p, size, &fva), DRM_COMPUTE_FAULT_UNMAPPED, &fva, p);
+	cd = first;
+	check_copy(vm, dst, p, size);
+	cd = second;
+	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id2), 0);
+
+	/* In the first device's memory; the second's read brings it back. */
+	cd = first;
+	prefetch(vm, p, size, first.info.device_id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	cd = second;
+	check_copy(vm2, dst2, p, size);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	/* The first device's mapping followed the move. */
+	cd = first;
+	check_copy(vm, dst, p, size);
+
+	/* The second device's memory, and a write of the first over it. */
+	cd = second;
+	prefetch(vm2, p, size, id2);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	cd = first;
+	igt_assert_eq_u32(gpu_fill(vm, p, size, 0x31313131, NULL), 0);
+	for (uint64_t i = 0; i < size / 4; i++)
+		igt_assert_eq_u32(((uint32_t *)p)[i], 0x31313131);
+
+	compute_vm_destroy(&second, vm2);
+	compute_close(&second);
+	compute_instance_remove("svm2");
+	munmap(p, size);
+	munmap(dst, size);
+	munmap(dst2, size);
+	compute_vm_destroy(&cd, vm);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -767,6 +1018,44 @@ igt_main
 		     "again with MAP_FIXED; every copy completes, data is correct.");
 	igt_subtest("race-fault-remap")
 		test_race_fault_munmap();
+
+	igt_describe("A prefetch to the device moves anonymous memory into device "
+		     "memory; queues read and write it there and the CPU's access "
+		     "brings it back with the GPU's data.");
+	igt_subtest("prefetch-device")
+		test_prefetch_device();
+
+	igt_describe("With a 16-page migration granularity, a prefetch to system "
+		     "memory brings back the chunks it covers and a CPU touch the "
+		     "chunk touched, data intact.");
+	igt_subtest("prefetch-sysmem")
+		test_prefetch_sysmem();
+
+	igt_describe("With the device as preferred location, a queue's fault "
+		     "moves the range to device memory; other memory stays.");
+	igt_subtest("preferred-device")
+		test_preferred_device();
+
+	igt_describe("What cannot move stays in place, data intact: shared memory, "
+		     "and anything while a buffer fills the device memory.");
+	igt_subtest("prefetch-stays")
+		test_prefetch_stays();
+
+	igt_describe("After fork, the child reads data in device memory and writes "
+		     "its own copy; the parent's data is unchanged.");
+	igt_subtest("device-fork")
+		test_device_fork();
+
+	igt_describe("Race: the CPU reads prefetched memory, migrating it back, "
+		     "while a queue copies from it; every copy is exact.");
+	igt_subtest("race-device-cpu")
+		test_race_device_cpu();
+
+	igt_describe("Two devices on one range: each follows its own access rules, "
+		     "and data in one device's memory moves back when the other "
+		     "touches it; a second instance is made through configfs.");
+	igt_subtest("two-devices")
+		test_two_devices();
 
 	igt_fixture
 		compute_close(&cd);

@@ -304,6 +304,31 @@ int onenode_svm_get_attr(const struct onenode_device *dev, uint32_t vm_id,
 			 uint64_t start, uint64_t size,
 			 struct drm_compute_svm_attr *attrs, uint32_t nattr);
 
+/**
+ * struct onenode_residency - where the pages of a CPU range are, as
+ * /proc/self/pagemap tells.
+ */
+struct onenode_residency {
+	/** @sysmem: pages present in system memory. */
+	uint64_t sysmem;
+	/**
+	 * @device: pages in device memory: non-present entries of the swap
+	 * type, which is how the kernel shows a device-private page (SVM data
+	 * migrated to a device); a page swapped out counts here too.
+	 */
+	uint64_t device;
+	/** @none: pages with no memory yet (never touched). */
+	uint64_t none;
+};
+
+/**
+ * onenode_svm_residency() - where the pages of [@p, @p + @size) are.
+ *
+ * Return: 0 and *@r filled; -errno when /proc/self/pagemap cannot be read;
+ * -EINVAL for a zero @size.
+ */
+int onenode_svm_residency(const void *p, uint64_t size, struct onenode_residency *r);
+
 /* ---- user queues: the ioctls ---- */
 
 /** onenode_userq_create() - DRM_COMPUTE_OP_USERQ_CREATE with @args as given. */

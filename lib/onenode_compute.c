@@ -11,10 +11,13 @@
 #include "onenode.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <xf86drm.h>
 
@@ -400,4 +403,44 @@ int onenode_userq_signal(const struct onenode_device *dev, uint32_t queue_id,
 	args.value = value;
 	args.point = point;
 	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_USERQ_SIGNAL, &args);
+}
+
+/* /proc/self/pagemap: bit 63 present, bit 62 swap-type entry. */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_SWAP		(1ULL << 62)
+
+int onenode_svm_residency(const void *p, uint64_t size, struct onenode_residency *r)
+{
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t first, last, i, e[512];
+	int fd, ret = 0;
+
+	if (!size || !r)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	first = (uintptr_t)p / page;
+	last = ((uintptr_t)p + size - 1) / page;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (i = first; i <= last && !ret;) {
+		uint64_t n = last - i + 1 < 512 ? last - i + 1 : 512, j;
+		ssize_t got = pread(fd, e, n * sizeof(e[0]), (off_t)(i * sizeof(e[0])));
+
+		if (got != (ssize_t)(n * sizeof(e[0]))) {
+			ret = got < 0 ? -errno : -EIO;
+			break;
+		}
+		for (j = 0; j < n; j++) {
+			if (e[j] & PM_PRESENT)
+				r->sysmem++;
+			else if (e[j] & PM_SWAP)
+				r->device++;
+			else
+				r->none++;
+		}
+		i += n;
+	}
+	close(fd);
+	return ret;
 }

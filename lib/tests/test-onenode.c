@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -662,6 +663,30 @@ static void test_open_driver(const char *tmp)
 	CHECK_EQ(count_fds(), fds, "no fd leaked by discovery");
 }
 
+/* onenode_svm_residency() on memory whose state the test makes itself. */
+static void test_residency(void)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	struct onenode_residency r;
+	char *p = mmap(NULL, 8 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	CHECK(p != MAP_FAILED, "mmap 8 pages");
+	if (p == MAP_FAILED)
+		return;
+	CHECK_EQ(onenode_svm_residency(p, 8 * page, &r), 0, "residency of fresh memory");
+	CHECK(r.sysmem == 0 && r.device == 0 && r.none == 8, "fresh memory has no pages");
+	p[0] = 1;
+	p[3 * page] = 1;
+	p[7 * page + page - 1] = 1;
+	CHECK_EQ(onenode_svm_residency(p + 1, 8 * page - 1, &r), 0, "unaligned range");
+	CHECK(r.sysmem == 3 && r.device == 0 && r.none == 5, "three touched pages present");
+	CHECK_EQ(onenode_svm_residency(p + 3 * page, 1, &r), 0, "one byte");
+	CHECK(r.sysmem == 1 && r.none == 0, "the byte's page counted once");
+	CHECK_EQ(onenode_svm_residency(p, 0, &r), -EINVAL, "zero size rejected");
+	munmap(p, 8 * page);
+}
+
 int main(void)
 {
 	char tmp[] = "/tmp/onenode-test-XXXXXX", path[PATH_MAX];
@@ -689,6 +714,7 @@ int main(void)
 	test_compute_bases();
 	test_compute_requests();
 	test_svm_layout();
+	test_residency();
 	test_fields();
 	test_status_fault_names();
 	test_strerror();
