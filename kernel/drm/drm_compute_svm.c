@@ -6,12 +6,14 @@
 #include <linux/export.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/mmu_notifier.h>
 #include <linux/overflow.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 
 #include <kunit/visibility.h>
 
@@ -74,15 +76,21 @@
  * drm_gpusvm works with recoverable device faults, KFD's XNACK mode, where
  * that is KFD's default too.
  *
- * Attributes belong to the memory: a driver drops those of unmapped
- * memory, and &drm_compute_ops.svm_sync lets it do so before each
- * operation, so that GET_ATTR never reports them and a SET_ATTR on memory
- * mapped again is not undone by a late clear.
+ * Attributes belong to the memory: what munmap or mremap removes loses its
+ * attributes. The helper watches the VM's address space for that with an
+ * interval notifier over the device's VA range (&drm_compute_vm_svm.watch),
+ * which records the unmapped intervals in a small array (a notifier must
+ * not allocate; on overflow the whole store is checked against the CPU
+ * mappings); drm_compute_svm_collect() clears them from the store, from a
+ * work item, before every operation, and wherever a driver calls it (at
+ * the head of its fault handler), so that GET_ATTR never reports them and
+ * a SET_ATTR on memory mapped again is not undone by a late clear.
  *
  * Locking: the operation takes &drm_compute_vm_svm.lock with no other
  * helper lock held, and the mmap lock of the VM's address space inside it
  * for the mapping check only; &drm_compute_ops.svm_attr_set runs under the
- * SVM lock, with the mmap lock dropped.
+ * SVM lock, with the mmap lock dropped. The watcher takes only
+ * &drm_compute_vm_svm.unmap_lock, a spinlock.
  */
 
 /* Which device ids an attribute of this VM may name. */
@@ -105,6 +113,162 @@ static bool svm_device_valid(struct drm_compute_svm_attr_store *store,
 static const struct drm_compute_svm_attr_ops svm_attr_ops = {
 	.device_valid = svm_device_valid,
 };
+
+/* Clear the attributes of what is no longer mapped; SVM lock held. */
+static void svm_attrs_rescan(struct drm_compute_vm_svm *svm)
+{
+	struct drm_compute_svm_attr_store *store = &svm->attrs;
+	struct mm_struct *mm = svm->mm;
+	u64 addr = store->va_start;
+
+	if (!mmget_not_zero(mm)) {
+		/* Nothing is mapped any more. */
+		drm_compute_svm_attr_clear(store, store->va_start,
+					   store->va_end - store->va_start);
+		return;
+	}
+	mmap_read_lock(mm);
+	while (addr < store->va_end) {
+		const struct drm_compute_svm_attrs *a;
+		struct vm_area_struct *vma;
+		u64 s, sz, end;
+
+		a = drm_compute_svm_attr_lookup(store, addr, &s, &sz);
+		end = s + sz;
+		if (a == &store->defaults) {
+			addr = end;
+			continue;
+		}
+		/* The first hole of [addr, end) in the CPU mappings. */
+		vma = find_vma(mm, addr);
+		if (vma && vma->vm_start <= addr) {
+			addr = min_t(u64, vma->vm_end, end);
+			continue;
+		}
+		s = vma ? min_t(u64, vma->vm_start, end) : end;
+		if (drm_compute_svm_attr_clear(store, addr, s - addr))
+			break;	/* -ENOMEM: keep them */
+		addr = s;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+}
+
+/**
+ * drm_compute_svm_collect - drop the attributes of unmapped memory
+ * @vm: an SVM VM
+ *
+ * Clears from the attribute store what the VM's watcher saw munmap or
+ * mremap remove since the last call (or, if it recorded too much, checks
+ * the whole store against the CPU mappings). The helper calls it from a
+ * work item and before every SVM operation; a driver calls it where it
+ * reads the attributes for a fault, so that it never applies those of
+ * memory that is gone. A failed allocation keeps the intervals for the
+ * next call.
+ *
+ * Context: &drm_compute_vm_svm.lock held; may take the mmap lock.
+ */
+void drm_compute_svm_collect(struct drm_compute_vm *vm)
+{
+	struct drm_compute_vm_svm *svm = &vm->svm;
+	struct drm_compute_svm_attr_store *store = &svm->attrs;
+	unsigned int i, n;
+	bool rescan;
+	struct {
+		u64 start, end;
+	} un[DRM_COMPUTE_SVM_UNMAPPED_MAX];
+
+	lockdep_assert_held(&svm->lock);
+	spin_lock(&svm->unmap_lock);
+	n = svm->nr_unmapped;
+	for (i = 0; i < n; i++) {
+		un[i].start = svm->unmapped[i].start;
+		un[i].end = svm->unmapped[i].end;
+	}
+	rescan = svm->rescan;
+	svm->nr_unmapped = 0;
+	svm->rescan = false;
+	spin_unlock(&svm->unmap_lock);
+
+	if (rescan) {
+		svm_attrs_rescan(svm);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		u64 start = max(un[i].start, store->va_start);
+		u64 end = min(un[i].end, store->va_end);
+
+		if (start < end &&
+		    drm_compute_svm_attr_clear(store, start, end - start)) {
+			/* -ENOMEM: try again on the next call. */
+			spin_lock(&svm->unmap_lock);
+			svm->rescan = true;
+			spin_unlock(&svm->unmap_lock);
+			break;
+		}
+	}
+}
+EXPORT_SYMBOL(drm_compute_svm_collect);
+
+static void svm_collect_work(struct work_struct *work)
+{
+	struct drm_compute_vm *vm = container_of(work, struct drm_compute_vm,
+						 svm.collect_work);
+
+	mutex_lock(&vm->svm.lock);
+	drm_compute_svm_collect(vm);
+	mutex_unlock(&vm->svm.lock);
+}
+
+/*
+ * The watcher: records what munmap and mremap removed. No allocation and
+ * no sleeping lock: it runs under the mmap lock and from reclaim.
+ */
+static bool svm_watch_invalidate(struct mmu_interval_notifier *mni,
+				 const struct mmu_notifier_range *mmu,
+				 unsigned long cur_seq)
+{
+	struct drm_compute_vm_svm *svm = container_of(mni, struct drm_compute_vm_svm,
+						      watch);
+	unsigned int i;
+
+	if (mmu->event != MMU_NOTIFY_UNMAP)
+		return true;
+	spin_lock(&svm->unmap_lock);
+	mmu_interval_set_seq(mni, cur_seq);
+	for (i = 0; i < svm->nr_unmapped; i++) {
+		/* Merge with an overlapping or adjacent interval. */
+		if (mmu->start <= svm->unmapped[i].end &&
+		    mmu->end >= svm->unmapped[i].start) {
+			svm->unmapped[i].start = min(svm->unmapped[i].start, mmu->start);
+			svm->unmapped[i].end = max(svm->unmapped[i].end, mmu->end);
+			break;
+		}
+	}
+	if (i == svm->nr_unmapped) {
+		if (i < DRM_COMPUTE_SVM_UNMAPPED_MAX) {
+			svm->unmapped[i].start = mmu->start;
+			svm->unmapped[i].end = mmu->end;
+			svm->nr_unmapped++;
+		} else {
+			svm->rescan = true;
+		}
+	}
+	spin_unlock(&svm->unmap_lock);
+	queue_work(system_dfl_wq, &svm->collect_work);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops svm_watch_ops = {
+	.invalidate = svm_watch_invalidate,
+};
+
+/* No watcher callback runs or starts afterwards, nor its work. */
+static void svm_watch_stop(struct drm_compute_vm_svm *svm)
+{
+	mmu_interval_notifier_remove(&svm->watch);
+	disable_work_sync(&svm->collect_work);
+}
 
 static void svm_teardown(struct drm_compute_vm_svm *svm)
 {
@@ -143,9 +307,21 @@ int drm_compute_svm_vm_init(struct drm_compute_vm *vm)
 	drm_compute_svm_attr_store_set_lock(&svm->attrs, &svm->lock);
 	svm->mm = current->mm;
 	mmgrab(svm->mm);
+	spin_lock_init(&svm->unmap_lock);
+	svm->nr_unmapped = 0;
+	svm->rescan = false;
+	INIT_WORK(&svm->collect_work, svm_collect_work);
 
+	ret = mmu_interval_notifier_insert(&svm->watch, svm->mm, info->va_start,
+					   info->va_end - info->va_start,
+					   &svm_watch_ops);
+	if (ret) {
+		svm_teardown(svm);
+		return ret;
+	}
 	ret = vm->cdev->ops->svm_vm_init(vm);
 	if (ret) {
+		svm_watch_stop(svm);
 		svm_teardown(svm);
 		return ret;
 	}
@@ -162,6 +338,7 @@ int drm_compute_svm_vm_init(struct drm_compute_vm *vm)
  */
 void drm_compute_svm_vm_fini(struct drm_compute_vm *vm)
 {
+	svm_watch_stop(&vm->svm);
 	vm->cdev->ops->svm_vm_fini(vm);
 	svm_teardown(&vm->svm);
 	vm->flags &= ~DRM_COMPUTE_VM_CREATE_SVM;
@@ -234,6 +411,7 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 
 	lockdep_assert_held(&svm->lock);
 	/* Attributes of memory unmapped since the last operation go first. */
+	drm_compute_svm_collect(vm);
 	if (vm->cdev->ops->svm_sync)
 		vm->cdev->ops->svm_sync(vm);
 	ret = drm_compute_svm_attr_check(&svm->attrs, attrs, args->nattr, set);

@@ -181,9 +181,6 @@ enum vcompute_access {
 	VCOMPUTE_EXEC,
 };
 
-/** VCOMPUTE_SVM_UNMAPPED_MAX - unmapped intervals recorded between two GC runs. */
-#define VCOMPUTE_SVM_UNMAPPED_MAX	16
-
 /**
  * struct vcompute_svm - the mirror of an SVM VM (vcompute_svm.c).
  *
@@ -193,30 +190,12 @@ enum vcompute_access {
 struct vcompute_svm {
 	/** @gpusvm: the ranges, their notifiers and pages. */
 	struct drm_gpusvm gpusvm;
-	/**
-	 * @watch: interval notifier over the whole VA range that records
-	 * unmapped intervals for the attribute store.
-	 */
-	struct mmu_interval_notifier watch;
 	/** @gc_lock: protects @gc_list; taken in the MMU notifier. */
 	spinlock_t gc_lock;
 	/** @gc_list: ranges unmapped by the CPU, to be removed. */
 	struct list_head gc_list;
 	/** @gc_work: runs the garbage collector under the SVM lock. */
 	struct work_struct gc_work;
-	/** @unmap_lock: protects @unmapped, @nr_unmapped and @rescan. */
-	spinlock_t unmap_lock;
-	/** @unmapped: intervals unmapped since the last GC run. */
-	struct {
-		/** @unmapped.start: first address. */
-		u64 start;
-		/** @unmapped.end: end, exclusive. */
-		u64 end;
-	} unmapped[VCOMPUTE_SVM_UNMAPPED_MAX];
-	/** @nr_unmapped: entries used in @unmapped. */
-	unsigned int nr_unmapped;
-	/** @rescan: @unmapped overflowed: check the whole store. */
-	bool rescan;
 	/**
 	 * @dpagemap: the device memory this VM migrated to, a reference
 	 * held until the VM is freed; NULL before its first migration.

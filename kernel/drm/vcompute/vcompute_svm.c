@@ -31,11 +31,9 @@
  * operation), which removes it under the SVM lock. A partial munmap thus
  * removes the whole range; what is left refaults as new ranges.
  *
- * Attributes belong to the memory: a second interval notifier (the
- * watcher) over the whole VA range records every unmapped interval in a
- * small array, and the garbage collector clears them from the attribute
- * store (clearing may allocate, which a notifier must not). If the array
- * overflows, the collector rescans the store against the CPU mappings.
+ * Attributes belong to the memory: the helper drops those of unmapped
+ * memory (its watcher, drm_compute_svm_collect()), and the garbage
+ * collector has it do so before every fault.
  *
  * Binds and ranges never overlap. A fault only makes ranges inside the
  * hole around the address between VM_BIND mappings; a MAP first removes
@@ -68,10 +66,10 @@
  * attribute store's lock, binds of an SVM VM), the mmap lock (taken inside
  * drm_gpusvm and HMM), &vcompute_vm.pt_alloc_lock, the gpusvm notifier
  * lock, &vcompute_vm.pt_lock. An MMU notifier enters at the notifier lock
- * (drm_gpusvm) and takes only pt_lock and the spinlocks of this file
- * (&vcompute_svm.gc_lock, &vcompute_svm.unmap_lock): never the engine
- * lock, the SVM lock or anything held across an allocation or the mmap
- * lock, since it runs under the mmap lock and from reclaim.
+ * (drm_gpusvm) and takes only pt_lock and &vcompute_svm.gc_lock (the
+ * helper's watcher takes its own spinlock): never the engine lock, the
+ * SVM lock or anything held across an allocation or the mmap lock, since
+ * it runs under the mmap lock and from reclaim.
  */
 
 #include <linux/dma-direct.h>
@@ -233,61 +231,14 @@ static void ranges_remove(struct vcompute_vm *vm, u64 start, u64 end)
 	}
 }
 
-/* Clear the attributes of what is no longer mapped; SVM lock held. */
-static void attrs_rescan(struct vcompute_vm *vm)
-{
-	struct drm_compute_vm_svm *csvm = &vm->compute.svm;
-	struct drm_compute_svm_attr_store *store = &csvm->attrs;
-	struct mm_struct *mm = csvm->mm;
-	u64 addr = store->va_start;
-
-	if (!mmget_not_zero(mm)) {
-		/* Nothing is mapped any more. */
-		drm_compute_svm_attr_clear(store, store->va_start,
-					   store->va_end - store->va_start);
-		return;
-	}
-	mmap_read_lock(mm);
-	while (addr < store->va_end) {
-		const struct drm_compute_svm_attrs *a;
-		struct vm_area_struct *vma;
-		u64 s, sz, end;
-
-		a = drm_compute_svm_attr_lookup(store, addr, &s, &sz);
-		end = s + sz;
-		if (a == &store->defaults) {
-			addr = end;
-			continue;
-		}
-		/* The first hole of [addr, end) in the CPU mappings. */
-		vma = find_vma(mm, addr);
-		if (vma && vma->vm_start <= addr) {
-			addr = min_t(u64, vma->vm_end, end);
-			continue;
-		}
-		s = vma ? min_t(u64, vma->vm_start, end) : end;
-		if (drm_compute_svm_attr_clear(store, addr, s - addr))
-			break;	/* -ENOMEM: keep them */
-		addr = s;
-	}
-	mmap_read_unlock(mm);
-	mmput(mm);
-}
-
 /*
- * The garbage collector: removes the ranges the notifier saw unmapped and
- * clears the attributes of unmapped memory. SVM lock held.
+ * The garbage collector: removes the ranges the notifier saw unmapped, and
+ * has the helper drop the attributes of unmapped memory. SVM lock held.
  */
 static void svm_gc(struct vcompute_vm *vm)
 {
 	struct vcompute_svm *s = &vm->svm;
-	struct drm_compute_svm_attr_store *store = &vm->compute.svm.attrs;
 	struct vcompute_range *vr;
-	unsigned int i, n;
-	bool rescan;
-	struct {
-		u64 start, end;
-	} un[VCOMPUTE_SVM_UNMAPPED_MAX];
 
 	lockdep_assert_held(&vm->compute.svm.lock);
 	for (;;) {
@@ -302,35 +253,7 @@ static void svm_gc(struct vcompute_vm *vm)
 		/* In the tree until removed, and only removed under this lock. */
 		range_remove(vm, &vr->base);
 	}
-
-	spin_lock(&s->unmap_lock);
-	n = s->nr_unmapped;
-	for (i = 0; i < n; i++) {
-		un[i].start = s->unmapped[i].start;
-		un[i].end = s->unmapped[i].end;
-	}
-	rescan = s->rescan;
-	s->nr_unmapped = 0;
-	s->rescan = false;
-	spin_unlock(&s->unmap_lock);
-
-	if (rescan) {
-		attrs_rescan(vm);
-		return;
-	}
-	for (i = 0; i < n; i++) {
-		u64 start = max(un[i].start, store->va_start);
-		u64 end = min(un[i].end, store->va_end);
-
-		if (start < end &&
-		    drm_compute_svm_attr_clear(store, start, end - start)) {
-			/* -ENOMEM: try again on the next run. */
-			spin_lock(&s->unmap_lock);
-			s->rescan = true;
-			spin_unlock(&s->unmap_lock);
-			break;
-		}
-	}
+	drm_compute_svm_collect(&vm->compute);
 }
 
 static void svm_gc_work(struct work_struct *work)
@@ -342,49 +265,6 @@ static void svm_gc_work(struct work_struct *work)
 	svm_gc(vm);
 	mutex_unlock(&vm->compute.svm.lock);
 }
-
-/*
- * The watcher: records what munmap and mremap removed, for the attribute
- * store. No allocation and no sleeping lock here (see DOC).
- */
-static bool svm_watch_invalidate(struct mmu_interval_notifier *mni,
-				 const struct mmu_notifier_range *mmu,
-				 unsigned long cur_seq)
-{
-	struct vcompute_vm *vm = container_of(mni, struct vcompute_vm, svm.watch);
-	struct vcompute_svm *s = &vm->svm;
-	unsigned int i;
-
-	if (mmu->event != MMU_NOTIFY_UNMAP)
-		return true;
-	spin_lock(&s->unmap_lock);
-	mmu_interval_set_seq(mni, cur_seq);
-	for (i = 0; i < s->nr_unmapped; i++) {
-		/* Merge with an overlapping or adjacent interval. */
-		if (mmu->start <= s->unmapped[i].end &&
-		    mmu->end >= s->unmapped[i].start) {
-			s->unmapped[i].start = min(s->unmapped[i].start, mmu->start);
-			s->unmapped[i].end = max(s->unmapped[i].end, mmu->end);
-			break;
-		}
-	}
-	if (i == s->nr_unmapped) {
-		if (i < VCOMPUTE_SVM_UNMAPPED_MAX) {
-			s->unmapped[i].start = mmu->start;
-			s->unmapped[i].end = mmu->end;
-			s->nr_unmapped++;
-		} else {
-			s->rescan = true;
-		}
-	}
-	spin_unlock(&s->unmap_lock);
-	queue_work(system_dfl_wq, &s->gc_work);
-	return true;
-}
-
-static const struct mmu_interval_notifier_ops svm_watch_ops = {
-	.invalidate = svm_watch_invalidate,
-};
 
 /**
  * vcompute_svm_vm_init - &drm_compute_ops.svm_vm_init
@@ -406,9 +286,6 @@ int vcompute_svm_vm_init(struct drm_compute_vm *cvm)
 	spin_lock_init(&s->gc_lock);
 	INIT_LIST_HEAD(&s->gc_list);
 	INIT_WORK(&s->gc_work, svm_gc_work);
-	spin_lock_init(&s->unmap_lock);
-	s->nr_unmapped = 0;
-	s->rescan = false;
 	s->dpagemap = NULL;
 
 	ret = drm_gpusvm_init(&s->gpusvm, "vcompute", mm, info->va_start,
@@ -418,16 +295,6 @@ int vcompute_svm_vm_init(struct drm_compute_vm *cvm)
 	if (ret)
 		return ret;
 	drm_gpusvm_driver_set_lock(&s->gpusvm, &cvm->svm.lock);
-
-	ret = mmu_interval_notifier_insert(&s->watch, mm, info->va_start,
-					   info->va_end - info->va_start,
-					   &svm_watch_ops);
-	if (ret) {
-		mutex_lock(&cvm->svm.lock);
-		drm_gpusvm_fini(&s->gpusvm);
-		mutex_unlock(&cvm->svm.lock);
-		return ret;
-	}
 	vm->svm_enabled = true;
 	return 0;
 }
@@ -443,8 +310,6 @@ void vcompute_svm_vm_fini(struct drm_compute_vm *cvm)
 	const struct drm_gpusvm_ctx ctx = {};
 	struct drm_gpusvm_notifier *n, *next_n;
 
-	/* Waits for running callbacks; none starts afterwards. */
-	mmu_interval_notifier_remove(&s->watch);
 	/* The gpusvm notifiers may still queue it: make that a no-op. */
 	disable_work_sync(&s->gc_work);
 
@@ -553,7 +418,8 @@ static void svm_migrate_to_device(struct vcompute_vm *vm, u64 start, u64 end)
  */
 static void svm_migrate_to_ram(struct vcompute_vm *vm, u64 start, u64 end)
 {
-	struct mmu_interval_notifier *watch = &vm->svm.watch;
+	/* The helper's watcher spans the VA range: any notifier will do. */
+	struct mmu_interval_notifier *watch = &vm->compute.svm.watch;
 	struct mm_struct *mm = vm->svm.gpusvm.mm;
 	struct hmm_range hr = {
 		.notifier = watch,
@@ -635,8 +501,8 @@ void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
  * vcompute_svm_sync - &drm_compute_ops.svm_sync
  * @cvm: the VM
  *
- * Runs the garbage collector, so that the attribute store forgets what
- * was unmapped before the operation that follows.
+ * Runs the garbage collector, so that the ranges the CPU unmapped are gone
+ * before the operation that follows.
  *
  * Context: &drm_compute_vm_svm.lock held.
  */

@@ -7,6 +7,7 @@
 
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -281,11 +282,11 @@ struct drm_compute_ops {
 			     const struct drm_compute_svm_attr *attrs,
 			     u32 nattr);
 	/**
-	 * @svm_sync: SVM, optional. Bring &drm_compute_vm_svm.attrs up to
-	 * date with the CPU mappings before an SVM operation reads or
-	 * changes it: a driver that learns of munmap in an MMU notifier,
-	 * where it cannot clear the store (clearing allocates), clears
-	 * what was unmapped here. Called with &drm_compute_vm_svm.lock
+	 * @svm_sync: SVM, optional. Catch up with the CPU mappings before an
+	 * SVM operation: a driver that queues the ranges an MMU notifier saw
+	 * unmapped (where it cannot remove them) removes them here. The
+	 * helper has dropped the attributes of unmapped memory already
+	 * (drm_compute_svm_collect()). Called with &drm_compute_vm_svm.lock
 	 * held, from the ioctl of the VM's own process.
 	 */
 	void (*svm_sync)(struct drm_compute_vm *vm);
@@ -351,6 +352,12 @@ struct drm_compute_file {
 };
 
 /**
+ * DRM_COMPUTE_SVM_UNMAPPED_MAX - unmapped intervals an SVM VM records
+ * between two collections before it rescans its whole attribute store.
+ */
+#define DRM_COMPUTE_SVM_UNMAPPED_MAX	16
+
+/**
  * struct drm_compute_vm_svm - the SVM part of a GPU VM.
  *
  * Valid in a VM created with %DRM_COMPUTE_VM_CREATE_SVM (set in
@@ -379,6 +386,27 @@ struct drm_compute_vm_svm {
 	 * freed, so that a comparison with current->mm is sound.
 	 */
 	struct mm_struct *mm;
+	/**
+	 * @watch: interval notifier over the device's VA range that records
+	 * what munmap and mremap remove, so that the attributes of that
+	 * memory go (drm_compute_svm_collect()).
+	 */
+	struct mmu_interval_notifier watch;
+	/** @unmap_lock: protects @unmapped, @nr_unmapped and @rescan. */
+	spinlock_t unmap_lock;
+	/** @unmapped: intervals unmapped since the last collection. */
+	struct {
+		/** @unmapped.start: first address. */
+		u64 start;
+		/** @unmapped.end: end, exclusive. */
+		u64 end;
+	} unmapped[DRM_COMPUTE_SVM_UNMAPPED_MAX];
+	/** @nr_unmapped: entries used in @unmapped. */
+	unsigned int nr_unmapped;
+	/** @rescan: @unmapped overflowed: check the whole store. */
+	bool rescan;
+	/** @collect_work: runs drm_compute_svm_collect() under @lock. */
+	struct work_struct collect_work;
 };
 
 /**
@@ -557,6 +585,7 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
+void drm_compute_svm_collect(struct drm_compute_vm *vm);
 
 int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
 		     void *data, int (*fn)(struct drm_compute_file *cfile, void *data));
