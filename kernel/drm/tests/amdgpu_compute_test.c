@@ -292,6 +292,52 @@ static void amdgpu_compute_test_rptr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rptr % (c->ring_size / 4), c->rptr);
 }
 
+static void amdgpu_compute_test_svm_page_flags(struct kunit *test)
+{
+	const u32 rw = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE;
+
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(0), rw | AMDGPU_VM_MTYPE_NC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_GPU_RO),
+			AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_MTYPE_NC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_GPU_EXEC),
+			rw | AMDGPU_VM_PAGE_EXECUTABLE | AMDGPU_VM_MTYPE_NC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_COHERENT),
+			rw | AMDGPU_VM_MTYPE_UC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_EXT_COHERENT |
+							    DRM_COMPUTE_SVM_FLAG_GPU_RO),
+			AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_MTYPE_UC);
+	/* Flags without a page-table meaning change nothing. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS |
+							    DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY),
+			rw | AMDGPU_VM_MTYPE_NC);
+}
+
+static void amdgpu_compute_test_svm_dma_expand(struct kunit *test)
+{
+	struct drm_pagemap_addr src[8] = {};
+	dma_addr_t dst[8];
+	int i;
+
+	/* 4 KiB, then an order-2 entry (its followers unfilled), then 4 KiB x 3. */
+	src[0] = drm_pagemap_addr_encode(0x10000, DRM_INTERCONNECT_SYSTEM, 0, DMA_BIDIRECTIONAL);
+	src[1] = drm_pagemap_addr_encode(0x40000, DRM_INTERCONNECT_SYSTEM, 2, DMA_BIDIRECTIONAL);
+	for (i = 5; i < 8; i++)
+		src[i] = drm_pagemap_addr_encode(0x90000 + i * PAGE_SIZE,
+						 DRM_INTERCONNECT_SYSTEM, 0,
+						 DMA_BIDIRECTIONAL);
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_dma_expand(src, 8, dst), 0);
+	KUNIT_EXPECT_EQ(test, dst[0], (dma_addr_t)0x10000);
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, dst[1 + i], (dma_addr_t)(0x40000 + i * PAGE_SIZE));
+	for (i = 5; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, dst[i], (dma_addr_t)(0x90000 + i * PAGE_SIZE));
+
+	/* An order that runs past the range, and device memory: rejected. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_dma_expand(src, 3, dst), -EINVAL);
+	src[5].proto = DRM_INTERCONNECT_DRIVER;
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_dma_expand(src, 8, dst), -EINVAL);
+}
+
 static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE_PARAM(amdgpu_compute_test_priority_level, priority_gen_params),
 	KUNIT_CASE(amdgpu_compute_test_priority_order),
@@ -305,6 +351,8 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_eop_va),
 	KUNIT_CASE(amdgpu_compute_test_va_end),
 	KUNIT_CASE_PARAM(amdgpu_compute_test_rptr, rptr_gen_params),
+	KUNIT_CASE(amdgpu_compute_test_svm_page_flags),
+	KUNIT_CASE(amdgpu_compute_test_svm_dma_expand),
 	{}
 };
 

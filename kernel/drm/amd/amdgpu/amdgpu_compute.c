@@ -23,6 +23,10 @@
  *   writes the page tables (amdgpu_vm_clear_freed(), amdgpu_vm_bo_update(),
  *   amdgpu_vm_update_pdes()) and waits for the update fence, which carries
  *   the TLB flush on devices with user queues;
+ * - SVM VMs (%DRM_COMPUTE_VM_CREATE_SVM): a drm_gpusvm mirror of the
+ *   process over the file's VM, fed by amdgpu's retry faults
+ *   (amdgpu_compute_svm.c, DOC: amdgpu compute SVM), where the device
+ *   recovers from faults;
  * - user queues: amdgpu's MES user queues (amdgpu_userq.c), created with
  *   amdgpu_userq_create_queue() as a kernel-owned compute queue with the
  *   uapi's ring, rptr and wptr, priority and CU mask, suspended and resumed
@@ -123,6 +127,7 @@ struct amdgpu_compute_vm {
 	struct amdgpu_device *adev;
 	struct amdgpu_compute_vm_link *link;
 	u64 gen;
+	struct amdgpu_compute_svm *svm;	/* SVM VMs: the mirror */
 };
 
 /* A compute queue: an amdgpu user queue and what the glue pinned for it. */
@@ -408,9 +413,15 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 		r = -ENOENT;
 		goto out;
 	}
+	/* SVM: faults wait, and the MAP's interval is no SVM range's. */
+	if (cvm->svm) {
+		mutex_lock(&vm->svm.lock);
+		if (bo)
+			amdgpu_compute_svm_bind_prepare(cvm->svm, va, bind->range);
+	}
 	r = amdgpu_compute_vm_lock(&exec, link->vm, bo, true);
 	if (r)
-		goto out;
+		goto out_svm;
 	if (!bo) {
 		r = amdgpu_compute_unmap(adev, link->vm, va, bind->range);
 	} else {
@@ -424,6 +435,9 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 			link->dirty = true;
 	}
 	drm_exec_fini(&exec);
+out_svm:
+	if (cvm->svm)
+		mutex_unlock(&vm->svm.lock);
 out:
 	mutex_unlock(&link->lock);
 	return r;
@@ -754,20 +768,69 @@ static void amdgpu_compute_queue_hw_state(struct drm_compute_userq *q,
 	hw->fence = le64_to_cpu(READ_ONCE(*aq->fence));
 }
 
+#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+/* SVM: the mirror is amdgpu_compute_svm.c's, over the file's VM. */
+static int amdgpu_compute_svm_vm_init(struct drm_compute_vm *vm)
+{
+	struct amdgpu_compute_vm *cvm = to_cvm(vm);
+	struct amdgpu_compute_vm_link *link = cvm->link;
+	int r = -ENOENT;
+
+	mutex_lock(&link->lock);
+	if (cvm->gen == link->gen && link->vm)
+		r = amdgpu_compute_svm_init(cvm->adev, vm, link->vm, &cvm->svm);
+	mutex_unlock(&link->lock);
+	return r;
+}
+
+static void amdgpu_compute_svm_vm_fini(struct drm_compute_vm *vm)
+{
+	struct amdgpu_compute_vm *cvm = to_cvm(vm);
+
+	amdgpu_compute_svm_fini(cvm->svm);
+	cvm->svm = NULL;
+}
+
+static void amdgpu_compute_svm_set(struct drm_compute_vm *vm, u64 start, u64 size,
+				   const struct drm_compute_svm_attr *attrs, u32 nattr)
+{
+	amdgpu_compute_svm_attr_set(to_cvm(vm)->svm, start, size);
+}
+
+static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
+{
+	amdgpu_compute_svm_sync(to_cvm(vm)->svm);
+}
+#endif
+
+#define AMDGPU_COMPUTE_OPS						\
+	.bo_create = amdgpu_compute_bo_new,				\
+	.bo_bindable = amdgpu_compute_bo_bindable,			\
+	.vm_create = amdgpu_compute_vm_new,				\
+	.vm_free = amdgpu_compute_vm_free,				\
+	.vm_bind = amdgpu_compute_bind,					\
+	.userq_create = amdgpu_compute_queue_new,			\
+	.userq_start = amdgpu_compute_queue_start,			\
+	.userq_stop = amdgpu_compute_queue_stop,			\
+	.userq_free = amdgpu_compute_queue_free,			\
+	.userq_suspend = amdgpu_compute_queue_suspend,			\
+	.userq_resume = amdgpu_compute_queue_resume,			\
+	.userq_hw_state = amdgpu_compute_queue_hw_state
+
 static const struct drm_compute_ops amdgpu_compute_ops = {
-	.bo_create = amdgpu_compute_bo_new,
-	.bo_bindable = amdgpu_compute_bo_bindable,
-	.vm_create = amdgpu_compute_vm_new,
-	.vm_free = amdgpu_compute_vm_free,
-	.vm_bind = amdgpu_compute_bind,
-	.userq_create = amdgpu_compute_queue_new,
-	.userq_start = amdgpu_compute_queue_start,
-	.userq_stop = amdgpu_compute_queue_stop,
-	.userq_free = amdgpu_compute_queue_free,
-	.userq_suspend = amdgpu_compute_queue_suspend,
-	.userq_resume = amdgpu_compute_queue_resume,
-	.userq_hw_state = amdgpu_compute_queue_hw_state,
+	AMDGPU_COMPUTE_OPS,
 };
+
+#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+/* Where the device recovers from faults: SVM too (the helper reports it). */
+static const struct drm_compute_ops amdgpu_compute_svm_ops = {
+	AMDGPU_COMPUTE_OPS,
+	.svm_vm_init = amdgpu_compute_svm_vm_init,
+	.svm_vm_fini = amdgpu_compute_svm_vm_fini,
+	.svm_attr_set = amdgpu_compute_svm_set,
+	.svm_sync = amdgpu_compute_svm_vm_sync,
+};
+#endif
 
 /* A device without MES compute queues: the query only. */
 static const struct drm_compute_ops amdgpu_compute_no_ops;
@@ -858,9 +921,14 @@ void amdgpu_compute_device_init(struct amdgpu_device *adev)
 		     AMDGPU_GFX_QUEUE_PRIORITY_MAXIMUM);
 
 	if (amdgpu_compute_userq_supported(adev, info.va_start, info.va_end)) {
+		const struct drm_compute_ops *ops = &amdgpu_compute_ops;
+
+#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+		if (amdgpu_compute_svm_supported(adev))
+			ops = &amdgpu_compute_svm_ops;
+#endif
 		amdgpu_compute_userq_info(adev, &info);
-		if (!drm_compute_device_init(&adev->compute, drm, &info,
-					     &amdgpu_compute_ops))
+		if (!drm_compute_device_init(&adev->compute, drm, &info, ops))
 			return;
 	}
 	info = (struct drm_compute_dev_info) {
@@ -935,6 +1003,8 @@ void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
 	adev = cfile_adev(&afile->base);
 	drm_compute_file_fini(&afile->base);
 	afile->base.cdev = NULL;
+	/* A compute VM that outlives the file stops mirroring into its VM. */
+	amdgpu_compute_svm_detach(&fpriv->vm);
 
 	if (link) {
 		mutex_lock(&link->lock);

@@ -12,9 +12,11 @@
 
 struct amdgpu_bo;
 struct amdgpu_bo_va;
+struct amdgpu_compute_svm;
 struct amdgpu_compute_vm_link;
 struct amdgpu_device;
 struct amdgpu_fpriv;
+struct amdgpu_vm;
 struct drm_file;
 struct drm_gem_object;
 
@@ -57,5 +59,44 @@ void amdgpu_compute_file_init(struct amdgpu_device *adev,
 			      struct amdgpu_fpriv *fpriv,
 			      struct drm_file *file);
 void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv);
+
+/* amdgpu_compute_svm.c: SVM compute VMs on drm_gpusvm */
+#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+bool amdgpu_compute_svm_supported(struct amdgpu_device *adev);
+int amdgpu_compute_svm_init(struct amdgpu_device *adev, struct drm_compute_vm *cvm,
+			    struct amdgpu_vm *vm, struct amdgpu_compute_svm **out);
+void amdgpu_compute_svm_fini(struct amdgpu_compute_svm *svm);
+void amdgpu_compute_svm_detach(struct amdgpu_vm *vm);
+struct amdgpu_compute_svm *amdgpu_compute_svm_get(struct amdgpu_vm *vm);
+void amdgpu_compute_svm_put(struct amdgpu_compute_svm *svm);
+int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr, bool write);
+void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size);
+void amdgpu_compute_svm_sync(struct amdgpu_compute_svm *svm);
+void amdgpu_compute_svm_bind_prepare(struct amdgpu_compute_svm *svm, u64 va, u64 range);
+#else
+static inline bool amdgpu_compute_svm_supported(struct amdgpu_device *adev)
+{
+	return false;
+}
+
+static inline void amdgpu_compute_svm_detach(struct amdgpu_vm *vm)
+{
+}
+
+static inline struct amdgpu_compute_svm *amdgpu_compute_svm_get(struct amdgpu_vm *vm)
+{
+	return NULL;
+}
+
+static inline void amdgpu_compute_svm_put(struct amdgpu_compute_svm *svm)
+{
+}
+
+static inline int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr,
+					   bool write)
+{
+	return -EOPNOTSUPP;
+}
+#endif
 
 #endif /* __AMDGPU_COMPUTE_H__ */

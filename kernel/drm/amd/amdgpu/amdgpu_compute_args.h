@@ -21,6 +21,7 @@
 #include <linux/types.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_pagemap.h>
 #include <uapi/drm/amdgpu_drm.h>
 
 /* Queue priority levels of the DRM compute uapi (KFD's 0..15). */
@@ -231,6 +232,67 @@ static inline u64 amdgpu_compute_rptr(u64 wptr, u32 rptr, u64 ring_size)
 	u64 mask = ring_size / 4 - 1;
 
 	return wptr - ((wptr - rptr) & mask);
+}
+
+/**
+ * amdgpu_compute_svm_page_flags - amdgpu page flags of SVM memory
+ * @svm_flags: the range's DRM_COMPUTE_SVM_FLAG_* bits
+ *
+ * KFD's rules for system memory (svm_range_get_pte_flags()): always
+ * readable; writable unless %DRM_COMPUTE_SVM_FLAG_GPU_RO; executable only
+ * with %DRM_COMPUTE_SVM_FLAG_GPU_EXEC; uncached (UC) when coherence with
+ * the CPU is asked for (%DRM_COMPUTE_SVM_FLAG_COHERENT or
+ * %DRM_COMPUTE_SVM_FLAG_EXT_COHERENT), else non-coherent (NC) and snooped.
+ *
+ * Returns: AMDGPU_VM_PAGE_* and AMDGPU_VM_MTYPE_* flags for the GMC's
+ * get_vm_pte().
+ */
+static inline u32 amdgpu_compute_svm_page_flags(u32 svm_flags)
+{
+	u32 flags = AMDGPU_VM_PAGE_READABLE;
+
+	if (!(svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO))
+		flags |= AMDGPU_VM_PAGE_WRITEABLE;
+	if (svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+		flags |= AMDGPU_VM_PAGE_EXECUTABLE;
+	if (svm_flags & (DRM_COMPUTE_SVM_FLAG_COHERENT |
+			 DRM_COMPUTE_SVM_FLAG_EXT_COHERENT))
+		flags |= AMDGPU_VM_MTYPE_UC;
+	else
+		flags |= AMDGPU_VM_MTYPE_NC;
+	return flags;
+}
+
+/**
+ * amdgpu_compute_svm_dma_expand - one DMA address per page of a range
+ * @src: drm_gpusvm's addresses of the range: an entry of order k covers
+ *	2^k pages and the entries it covers are not filled in
+ * @npages: pages in the range
+ * @dst: room for @npages addresses, what amdgpu_vm_update_range() takes
+ *
+ * Only system memory is expanded (amdgpu's SVM mirrors system memory
+ * only: it has no device-private pages yet).
+ *
+ * Returns: 0, or -EINVAL for an entry that is not system memory or whose
+ * order runs past @npages.
+ */
+static inline int amdgpu_compute_svm_dma_expand(const struct drm_pagemap_addr *src,
+						unsigned long npages,
+						dma_addr_t *dst)
+{
+	unsigned long i = 0, k, n;
+
+	while (i < npages) {
+		if (src[i].proto != DRM_INTERCONNECT_SYSTEM)
+			return -EINVAL;
+		n = 1UL << src[i].order;
+		if (n > npages - i)
+			return -EINVAL;
+		for (k = 0; k < n; k++)
+			dst[i + k] = src[i].addr + k * PAGE_SIZE;
+		i += n;
+	}
+	return 0;
 }
 
 #endif /* __AMDGPU_COMPUTE_ARGS_H__ */
