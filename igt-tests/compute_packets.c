@@ -235,7 +235,33 @@ static uint32_t b_wait_flags(uint64_t *p)
 	return onenode_pkt_wait_mem(p, y.va, VCOMPUTE_WAIT_EQ, 0, ~0ull, 2, 0);
 }
 static uint32_t b_kernel(uint64_t *p) { return onenode_pkt_dispatch(p, 0, 16, 0, x.va, y.va, z.va); }
-static uint32_t b_kernel5(uint64_t *p) { return onenode_pkt_dispatch(p, 5, 16, 0, x.va, y.va, z.va); }
+static uint32_t b_kernel_unknown(uint64_t *p)
+{
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_LIST_SUM + 1, 16, 0, x.va, y.va, z.va);
+}
+static uint32_t b_sum_dst(uint64_t *p)
+{
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_SUM_U32, 16, 0, x.va, y.va + 4, 0);
+}
+static uint32_t b_list_head(uint64_t *p)
+{
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_LIST_SUM, 16, 0, y.va + 4, z.va, 0);
+}
+/* A list whose second node is misaligned, and one whose next is unmapped. */
+static uint32_t b_list_node(uint64_t *p)
+{
+	struct vcompute_list_node *n = y.cpu;
+
+	n[0] = (struct vcompute_list_node){ .next = y.va + 4, .value = 1 };
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_LIST_SUM, 16, 0, y.va, z.va, 0);
+}
+static uint32_t b_list_unmapped(uint64_t *p)
+{
+	struct vcompute_list_node *n = y.cpu;
+
+	n[0] = (struct vcompute_list_node){ .next = UNMAPPED, .value = 1 };
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_LIST_SUM, 16, 0, y.va, z.va, 0);
+}
 static uint32_t b_group3(uint64_t *p)
 {
 	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_VADD_U32, 16, 3, x.va, y.va, z.va);
@@ -330,7 +356,7 @@ static const struct bad_case bad_cases[] = {
 	{ "wait-func-5", DRM_COMPUTE_FAULT_PACKET, RING, b_wait_func5, 0 },
 	{ "wait-flags", DRM_COMPUTE_FAULT_PACKET, RING, b_wait_flags, 0 },
 	{ "dispatch-kernel-0", DRM_COMPUTE_FAULT_PACKET, RING, b_kernel, 0 },
-	{ "dispatch-kernel-5", DRM_COMPUTE_FAULT_PACKET, RING, b_kernel5, 0 },
+	{ "dispatch-kernel-unknown", DRM_COMPUTE_FAULT_PACKET, RING, b_kernel_unknown, 0 },
 	{ "dispatch-group-3", DRM_COMPUTE_FAULT_PACKET, RING, b_group3, 0 },
 	{ "dispatch-group-131072", DRM_COMPUTE_FAULT_PACKET, RING, b_group_big, 0 },
 	{ "past-wptr", DRM_COMPUTE_FAULT_PACKET, RING, b_past_wptr, 2 },
@@ -346,6 +372,10 @@ static const struct bad_case bad_cases[] = {
 	{ "vadd-arg-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 9, b_vadd_arg, 0 },
 	{ "crc-dst-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 10, b_crc_arg, 0 },
 	{ "scale-src-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 11, b_scale_arg, 0 },
+	{ "sum-dst-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 4, b_sum_dst, 0 },
+	{ "list-head-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 4, b_list_head, 0 },
+	{ "list-node-misaligned", DRM_COMPUTE_FAULT_ALIGNMENT, 4, b_list_node, 0 },
+	{ "list-next-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED, b_list_unmapped, 0 },
 	{ "write-data-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED + 8, b_write_unmapped, 0 },
 	{ "copy-src-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED + 4, b_copy_src, 0 },
 	{ "copy-dst-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED + 4, b_copy_dst, 0 },
@@ -878,6 +908,83 @@ igt_main
 					igt_assert_f(d[e] == s[e] * (uint32_t)factors[i],
 						     "element %" PRIu64 "\n", e);
 				check_bytes(d + n, 256, CANARY, "after");
+			}
+		}
+	}
+
+	igt_describe("DISPATCH of SUM_U32 writes the 64-bit sum of the words: no "
+		     "word, one, a page-crossing count, and more than one round.");
+	igt_subtest_with_dynamic("sum-u32") {
+		const uint64_t counts[] = { 0, 1, 65537, BUF_SIZE / 4 };
+
+		for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(counts); i++) {
+			igt_dynamic_f("count-%" PRIu64, counts[i]) {
+				const uint32_t *w = x.cpu;
+				uint64_t *out = z.cpu, want = 0;
+
+				random_words(x.cpu, BUF_SIZE / 4, 700 + i);
+				for (uint64_t e = 0; e < counts[i]; e++)
+					want += w[e];
+				memset(z.cpu, CANARY, 64);
+				dispatch(VCOMPUTE_KERNEL_SUM_U32, counts[i], 0, x.va, z.va, 0);
+				igt_assert_eq_u64(out[0], want);
+				check_bytes(out + 1, 56, CANARY, "after");
+			}
+		}
+	}
+
+	igt_describe("DISPATCH of LIST_SUM walks a list of nodes linked in "
+		     "shuffled order through the GPU's addresses: to its end, "
+		     "stopped by the count, around a cycle (bounded by the "
+		     "count), and a list long enough for several rounds.");
+	igt_subtest_with_dynamic("list-sum") {
+		static const struct {
+			const char *name;
+			uint64_t len, count;
+			bool cycle;
+		} cases[] = {
+			{ "to-the-end", 100, 1000, false },
+			{ "bounded", 100, 40, false },
+			{ "cycle", 50, 175, true },
+			{ "several-rounds", 20000, 1 << 20, false },
+		};
+
+		for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(cases); i++) {
+			igt_dynamic(cases[i].name) {
+				struct vcompute_list_node *n = y.cpu;
+				struct vcompute_list_sum *out = z.cpu;
+				uint64_t len = cases[i].len, *order, seed = 900 + i, want = 0, k;
+
+				igt_assert(len * sizeof(*n) <= BUF_SIZE);
+				order = malloc(len * sizeof(*order));
+				igt_assert(order);
+				for (k = 0; k < len; k++)
+					order[k] = k;
+				for (k = len - 1; k > 0; k--) {	/* Fisher-Yates */
+					uint64_t j, t;
+
+					seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+					j = (seed >> 33) % (k + 1);
+					t = order[k];
+					order[k] = order[j];
+					order[j] = t;
+				}
+				for (k = 0; k < len; k++) {
+					uint64_t next = k + 1 < len ? y.va + order[k + 1] * sizeof(*n) :
+						cases[i].cycle ? y.va + order[0] * sizeof(*n) : 0;
+
+					n[order[k]].next = next;
+					n[order[k]].value = k * 0x9e3779b97f4a7c15ull;
+				}
+				for (k = 0; k < cases[i].count && (cases[i].cycle || k < len); k++)
+					want += (k % len) * 0x9e3779b97f4a7c15ull;
+				memset(z.cpu, CANARY, 64);
+				dispatch(VCOMPUTE_KERNEL_LIST_SUM, cases[i].count, 0,
+					 y.va + order[0] * sizeof(*n), z.va, 0);
+				igt_assert_eq_u64(out->nodes, k);
+				igt_assert_eq_u64(out->sum, want);
+				check_bytes(out + 1, 48, CANARY, "after");
+				free(order);
 			}
 		}
 	}
