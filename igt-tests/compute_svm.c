@@ -759,6 +759,16 @@ static void test_preferred_device(void)
 	/* The source has no preference: it stays in system memory. */
 	igt_assert_eq_u64(pages_on_device(src, size), 0);
 	igt_assert(compute_check_pattern(p, size, 22, NULL));
+
+	/* ACCESS_IN_PLACE for this device: preferred here, yet used where it is. */
+	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+			       cd.info.device_id), 0);
+	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
+			       cd.info.device_id), 0);
+	memset(p, 0, size);
+	igt_assert_eq_u32(gpu_copy(vm, p, src, size, NULL), 0);
+	igt_assert_eq_u64(pages_on_device(src, size), 0);
+	igt_assert(compute_check_pattern(p, size, 22, NULL));
 	munmap(p, size);
 	munmap(src, size);
 	compute_vm_destroy(&cd, vm);
@@ -1032,7 +1042,8 @@ igt_main
 		test_prefetch_sysmem();
 
 	igt_describe("With the device as preferred location, a queue's fault "
-		     "moves the range to device memory; other memory stays.");
+		     "moves the range to device memory; other memory stays, and so "
+		     "does memory the device is to access in place.");
 	igt_subtest("preferred-device")
 		test_preferred_device();
 
