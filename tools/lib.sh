@@ -325,6 +325,9 @@ flavor_fragments() {
 # order: the guest loads them before every VM command (tools/guest/run.sh),
 # so the driver's init and exit paths run in every test boot.
 PROJECT_MODULES="drivers/gpu/drm/drm_gpusvm_helper.ko drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
+# Upstream modules built beside them where their option is set, loaded
+# only by the command that needs them (lib/test_hmm.ko: ./onenode bench svm).
+EXTRA_MODULES="CONFIG_TEST_HMM:lib/test_hmm.ko"
 
 # build_kernel FLAVOR: configure (when a fragment or a Kconfig file changed)
 # and build bzImage and the project's modules.
@@ -363,7 +366,11 @@ build_kernel() {
 		/onenode/repo/tools/make-progress.sh "kernel ($(basename "$o"))" "$o/.onenode-cc-count" \
 			-C "$src" O="$o" CC="ccache gcc" -j"$jobs" bzImage
 		# The project'"'"'s own modules, loaded by tools/guest/run.sh.
-		make -s -C "$src" O="$o" CC="ccache gcc" -j"$jobs" '"$PROJECT_MODULES"'
+		mods="'"$PROJECT_MODULES"'"
+		for m in '"$EXTRA_MODULES"'; do
+			grep -q "^${m%%:*}=m" "$o/.config" && mods="$mods ${m#*:}"
+		done
+		make -s -C "$src" O="$o" CC="ccache gcc" -j"$jobs" $mods
 	' build "$o" "$want" "$(jobs_n)" $tfrags
 	log "kernel ($flavor): $CACHE/work/build/$flavor/arch/x86/boot/bzImage"
 	[ -s "$CACHE/work/build/$flavor/config-mismatch.txt" ] && sed 's/^/  /' "$CACHE/work/build/$flavor/config-mismatch.txt" >&2 || true
@@ -813,7 +820,10 @@ cmd_demo() {
 # ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
 # queues on vcompute in the VM (doorbell vs an ioctl per job, COPY vs
 # memcpy); ARGS go to onenode-bench-queues (--jobs N, --rounds N,
-# --copy-mib N).
+# --copy-mib N). svm: shared virtual memory on vcompute in the VM
+# (migration vs memcpy, GPU fault service vs lib/test_hmm.c's dmirror,
+# invalidation under a running queue); ARGS go to onenode-bench-svm
+# (--mib N, --rounds N).
 cmd_bench() {
 	local what=${1:-vk}
 	[ $# -gt 0 ] && shift
@@ -825,6 +835,11 @@ cmd_bench() {
 	queues)
 		cmd_build --kernel --user
 		cmd_vm -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
-	*) die "bench: unknown benchmark '$what' (vk, queues)" ;;
+	svm)
+		cmd_build --kernel --user
+		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
+		cmd_vm -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
+			"$T_CACHE/build/debug" "$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
+	*) die "bench: unknown benchmark '$what' (vk, queues, svm)" ;;
 	esac
 }

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * onenode-bench-svm: shared virtual memory on a compute render node, each
+ * result a ratio of two paths measured side by side in one run (absolute
+ * numbers under TCG mean little; ratios do).
+ *
+ *  1. Migration bandwidth: --mib MiB of anonymous memory prefetched to
+ *     device memory (SVM attribute PREFETCH_LOC = the device) and back
+ *     (PREFETCH_LOC = SYSMEM), each against memcpy() of the same bytes
+ *     between two resident buffers. Goal: >= 0.7 of memcpy.
+ *  2. GPU fault service: a queue reads --mib MiB that the CPU just wrote,
+ *     in a fresh SVM VM (every range faults), and again (nothing faults);
+ *     the difference is the fault service time. The same pattern through
+ *     upstream lib/test_hmm.c's dmirror (HMM_DMIRROR_READ on a fresh open
+ *     of /dev/hmm_dmirror0, then again), the kernel's own HMM reference.
+ *     Reported as pages mirrored per second of fault service, and their
+ *     ratio; faults counted by each driver (debugfs vcompute_svm, the
+ *     command's own count).
+ *  3. Invalidation: mprotect() of 2 MiB that a running queue keeps reading
+ *     (every call zaps the device's entries and waits for the engine's
+ *     access in flight: vcompute's preemption on invalidation) against the
+ *     same mprotect() of 2 MiB no device mirrors.
+ *
+ * Rounds alternate the paths of each pair; medians are reported. Data is
+ * checked after every migration and every read; a wrong result fails the
+ * run (exit 1). Exit 77 without a render node with user queues and SVM.
+ */
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <format>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "onenode.hpp"
+#include "onenode_vcompute.h"
+
+namespace {
+
+/*
+ * lib/test_hmm_uapi.h (Linux 7.3): the command of the HMM test driver's
+ * READ ioctl. The header is not installed; its layout is the kernel's.
+ */
+struct hmm_dmirror_cmd {
+	__u64 addr;
+	__u64 ptr;
+	__u64 npages;
+	__u64 cpages;
+	__u64 faults;
+};
+#define HMM_DMIRROR_READ _IOWR('H', 0x00, struct hmm_dmirror_cmd)
+
+using clk = std::chrono::steady_clock;
+constexpr std::int64_t wait_ns = 300LL * 1000 * 1000 * 1000;
+constexpr std::uint64_t two_mib = 2 << 20;
+
+struct options {
+	std::uint64_t mib = 16;
+	unsigned int rounds = 5;
+	std::string dmirror = "/dev/hmm_dmirror0";
+};
+
+void say(const std::string &s)
+{
+	std::fputs(s.c_str(), stdout);
+	std::fflush(stdout);
+}
+
+[[noreturn]] void fail(const std::string &what)
+{
+	std::fputs(("bench-svm: " + what + "\n").c_str(), stderr);
+	std::exit(1);
+}
+
+double secs(clk::time_point a, clk::time_point b)
+{
+	return std::chrono::duration<double>(b - a).count();
+}
+
+double median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v.empty() ? 0 : v[v.size() / 2];
+}
+
+std::uint64_t addr(const void *p)
+{
+	return reinterpret_cast<std::uintptr_t>(p);
+}
+
+/* Anonymous private memory, 2 MiB aligned, unmapped with its owner. */
+struct anon {
+	std::uint8_t *p = nullptr;
+	std::uint64_t size, raw;
+	explicit anon(std::uint64_t bytes) : size(bytes), raw(bytes + two_mib)
+	{
+		void *m = mmap(nullptr, raw, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			fail("mmap");
+		base = static_cast<std::uint8_t *>(m);
+		p = reinterpret_cast<std::uint8_t *>((addr(m) + two_mib - 1) & ~(two_mib - 1));
+	}
+	anon(const anon &) = delete;
+	anon &operator=(const anon &) = delete;
+	~anon() { munmap(base, raw); }
+	std::uint8_t *base;
+};
+
+void fill(std::uint8_t *p, std::uint64_t bytes, std::uint32_t seed)
+{
+	auto *w = reinterpret_cast<std::uint32_t *>(p);
+	for (std::uint64_t i = 0; i < bytes / 4; i++)
+		w[i] = static_cast<std::uint32_t>(i * 2654435761u) ^ seed;
+}
+
+std::uint64_t expected_sum(std::uint64_t bytes, std::uint32_t seed)
+{
+	std::uint64_t s = 0;
+	for (std::uint64_t i = 0; i < bytes / 4; i++)
+		s += static_cast<std::uint32_t>(i * 2654435761u) ^ seed;
+	return s;
+}
+
+bool check(const std::uint8_t *p, std::uint64_t bytes, std::uint32_t seed)
+{
+	const auto *w = reinterpret_cast<const std::uint32_t *>(p);
+	for (std::uint64_t i = 0; i < bytes / 4; i++)
+		if (w[i] != (static_cast<std::uint32_t>(i * 2654435761u) ^ seed))
+			return false;
+	return true;
+}
+
+/* debugfs vcompute_svm of the first vcompute device: "name: value" lines. */
+std::optional<std::uint64_t> svm_stat(const char *name)
+{
+	const char *root = "/sys/kernel/debug/dri";
+	DIR *d = opendir(root);
+
+	if (!d) {
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, nullptr);
+		d = opendir(root);
+	}
+	if (!d)
+		return std::nullopt;
+	std::optional<std::uint64_t> v;
+	while (dirent *e = readdir(d)) {
+		std::string path = std::string(root) + "/" + e->d_name + "/vcompute_svm";
+		FILE *f = e->d_name[0] == '.' ? nullptr : std::fopen(path.c_str(), "re");
+		if (!f)
+			continue;
+		char key[64];
+		unsigned long long n;
+		while (std::fscanf(f, "%63[^:]: %llu\n", key, &n) == 2)
+			if (!std::strcmp(key, name))
+				v = n;
+		std::fclose(f);
+		break;
+	}
+	closedir(d);
+	return v;
+}
+
+/* A reserved hole of the address space for the queue's own buffers. */
+struct hole {
+	void *p;
+	std::uint64_t size;
+	explicit hole(std::uint64_t bytes) : size(bytes + two_mib)
+	{
+		p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			fail("reserve a hole");
+	}
+	hole(const hole &) = delete;
+	hole &operator=(const hole &) = delete;
+	~hole() { munmap(p, size); }
+	std::uint64_t va() const { return (addr(p) + two_mib - 1) & ~(two_mib - 1); }
+};
+
+/* An SVM VM with one queue in a reserved hole. */
+struct svm_queue {
+	onenode::Vm vm;
+	hole h;
+	onenode::Queue q;
+	svm_queue(onenode::Device &dev)
+		: vm(dev, DRM_COMPUTE_VM_CREATE_SVM), h(dev.queue_va_size(0)), q(dev, vm, h.va())
+	{
+	}
+
+	void run(const std::uint64_t *pkt, std::uint32_t qw, const char *what)
+	{
+		q.emit(pkt, qw);
+		std::uint64_t v = q.fence();
+		q.commit();
+		if (!q.wait(v, wait_ns)) {
+			drm_compute_userq_state st = q.state();
+			fail(std::format("{}: {} ({} at {:#x})", what, onenode_status_name(st.status),
+					 onenode_fault_name(st.fault_reason), st.fault_va));
+		}
+	}
+
+	/* SUM_U32 over @bytes at @p into *@out; its seconds. */
+	double sum(const void *p, std::uint64_t bytes, std::uint64_t *out)
+	{
+		std::uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+		auto t = clk::now();
+		run(pkt, onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_SUM_U32, bytes / 4, 0, addr(p),
+					      addr(out), 0),
+		    "SUM_U32");
+		return secs(t, clk::now());
+	}
+};
+
+void prefetch(onenode::Vm &vm, const void *p, std::uint64_t bytes, std::uint32_t where)
+{
+	const drm_compute_svm_attr a[] = {
+		{ .type = DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, .value = where },
+	};
+	vm.svm_set_attr(addr(p), bytes, a);
+}
+
+onenode_residency residency(const void *p, std::uint64_t bytes)
+{
+	onenode_residency r;
+	onenode::check(onenode_svm_residency(p, bytes, &r), "/proc/self/pagemap");
+	return r;
+}
+
+/* 1. Migration bandwidth against memcpy. */
+void bench_migration(onenode::Device &dev, const options &opt)
+{
+	const std::uint64_t bytes = opt.mib << 20, pages = bytes / sysconf(_SC_PAGESIZE);
+	const std::uint32_t id = dev.query_device().device_id;
+	svm_queue sq(dev);
+	anon a(bytes), src(bytes), dst(bytes);
+	std::vector<double> to_dev, to_ram, cpy;
+
+	fill(a.p, bytes, 1);
+	fill(src.p, bytes, 2);
+	std::memset(dst.p, 0, bytes);
+	for (unsigned int r = 0; r < opt.rounds; r++) {
+		auto t0 = clk::now();
+		prefetch(sq.vm, a.p, bytes, id);
+		auto t1 = clk::now();
+		onenode_residency res = residency(a.p, bytes);
+		if (res.device != pages)
+			fail(std::format("prefetch to the device moved {} of {} pages", res.device,
+					 pages));
+		auto m0 = clk::now();
+		std::memcpy(dst.p, src.p, bytes);
+		auto t2 = clk::now();
+		prefetch(sq.vm, a.p, bytes, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+		auto t3 = clk::now();
+		res = residency(a.p, bytes);
+		if (res.sysmem != pages)
+			fail(std::format("prefetch to system memory brought back {} of {} pages",
+					 res.sysmem, pages));
+		if (!check(a.p, bytes, 1) || std::memcmp(dst.p, src.p, bytes))
+			fail("data changed by the migration round trip");
+		to_dev.push_back(secs(t0, t1));
+		cpy.push_back(secs(m0, t2));
+		to_ram.push_back(secs(t2, t3));
+	}
+	double mib = static_cast<double>(opt.mib);
+	double d = mib / median(to_dev), m = mib / median(cpy), s = mib / median(to_ram);
+	say(std::format("migration, {} MiB x {} rounds (medians):\n", opt.mib, opt.rounds));
+	say(std::format("  system -> device: {:8.1f} MiB/s   memcpy {:8.1f} MiB/s   ratio {:.2f} "
+			"(goal >= 0.7)\n", d, m, d / m));
+	say(std::format("  device -> system: {:8.1f} MiB/s   memcpy {:8.1f} MiB/s   ratio {:.2f} "
+			"(goal >= 0.7)\n", s, m, s / m));
+}
+
+/* 2. First-touch fault service: vcompute's GPU against test_hmm's dmirror. */
+void bench_faults(onenode::Device &dev, const options &opt)
+{
+	const std::uint64_t bytes = opt.mib << 20, pages = bytes / sysconf(_SC_PAGESIZE);
+	const std::uint64_t want = expected_sum(bytes, 3);
+	std::vector<double> gpu, dm;
+	std::uint64_t gpu_faults = 0, dm_faults = 0;
+	auto out = std::make_unique<std::uint64_t>();
+	std::vector<std::uint8_t> bounce(bytes);
+
+	int probe = open(opt.dmirror.c_str(), O_RDWR | O_CLOEXEC);
+	if (probe < 0) {
+		say(std::format("fault service: no {} (insmod lib/test_hmm.ko): {}\n", opt.dmirror,
+				std::strerror(errno)));
+		return;
+	}
+	close(probe);
+	for (unsigned int r = 0; r < opt.rounds; r++) {
+		/* vcompute: a fresh VM mirrors nothing; first read faults every range. */
+		{
+			anon a(bytes);
+			fill(a.p, bytes, 3);
+			svm_queue sq(dev);
+			auto f0 = svm_stat("faults");
+			double first = sq.sum(a.p, bytes, out.get());
+			auto f1 = svm_stat("faults");
+			if (*out != want)
+				fail("SUM_U32 over fresh memory is wrong");
+			double again = sq.sum(a.p, bytes, out.get());
+			if (*out != want)
+				fail("SUM_U32 over mirrored memory is wrong");
+			gpu.push_back(std::max(first - again, 1e-9));
+			if (f0 && f1)
+				gpu_faults += *f1 - *f0;
+		}
+		/* dmirror: a fresh open mirrors nothing; READ copies into @bounce. */
+		{
+			anon a(bytes);
+			fill(a.p, bytes, 3);
+			int fd = open(opt.dmirror.c_str(), O_RDWR | O_CLOEXEC);
+			if (fd < 0)
+				fail("open " + opt.dmirror);
+			hmm_dmirror_cmd cmd = { .addr = addr(a.p), .ptr = addr(bounce.data()),
+						.npages = pages, .cpages = 0, .faults = 0 };
+			auto t0 = clk::now();
+			int ret = ioctl(fd, HMM_DMIRROR_READ, &cmd);
+			auto t1 = clk::now();
+			std::uint64_t faults = cmd.faults;
+			cmd.cpages = cmd.faults = 0;
+			int ret2 = ioctl(fd, HMM_DMIRROR_READ, &cmd);
+			auto t2 = clk::now();
+			close(fd);
+			if (ret || ret2 || cmd.cpages != pages || !check(bounce.data(), bytes, 3))
+				fail("HMM_DMIRROR_READ failed or read wrong data");
+			dm.push_back(std::max(secs(t0, t1) - secs(t1, t2), 1e-9));
+			dm_faults += faults;
+		}
+	}
+	double g = pages / median(gpu), h = pages / median(dm);
+	say(std::format("first-touch fault service, {} MiB x {} rounds (medians):\n", opt.mib,
+			opt.rounds));
+	say(std::format("  vcompute GPU: {:10.0f} pages/s ({} faults/round)\n", g,
+			gpu_faults / opt.rounds));
+	say(std::format("  test_hmm dmirror: {:10.0f} pages/s ({} faults/round)\n", h,
+			dm_faults / opt.rounds));
+	say(std::format("  ratio vcompute / dmirror: {:.2f}\n", g / h));
+}
+
+/* 3. The cost of an invalidation that a running queue must yield to. */
+void bench_invalidation(onenode::Device &dev, const options &opt)
+{
+	constexpr int copies = 512, toggles = 64;
+	svm_queue sq(dev);
+	anon busy(two_mib), dst(two_mib), idle(two_mib);
+	std::vector<double> with, without;
+	std::uint64_t pkt[ONENODE_PKT_MAX_QWORDS];
+
+	fill(busy.p, two_mib, 4);
+	fill(idle.p, two_mib, 5);
+	for (unsigned int r = 0; r < opt.rounds; r++) {
+		for (int i = 0; i < copies; i++)
+			sq.q.emit(pkt, onenode_pkt_copy(pkt, addr(dst.p), addr(busy.p), two_mib));
+		std::uint64_t v = sq.q.fence();
+		sq.q.commit();
+		double a = 0, b = 0;
+		for (int i = 0; i < toggles; i++) {
+			auto t0 = clk::now();
+			mprotect(busy.p, two_mib, PROT_READ);
+			mprotect(busy.p, two_mib, PROT_READ | PROT_WRITE);
+			auto t1 = clk::now();
+			mprotect(idle.p, two_mib, PROT_READ);
+			mprotect(idle.p, two_mib, PROT_READ | PROT_WRITE);
+			auto t2 = clk::now();
+			a += secs(t0, t1);
+			b += secs(t1, t2);
+			/*
+			 * Let the queue refault and go on: back to back, the
+			 * invalidations would starve it (it gives up with
+			 * SVM_BUSY after a bounded number of services).
+			 */
+			usleep(2000);
+		}
+		if (!sq.q.wait(v, wait_ns)) {
+			drm_compute_userq_state st = sq.q.state();
+			fail(std::format("the busy queue did not finish: {} ({})",
+					 onenode_status_name(st.status),
+					 onenode_fault_name(st.fault_reason)));
+		}
+		if (std::memcmp(dst.p, busy.p, two_mib))
+			fail("the busy queue's copy is wrong");
+		with.push_back(a / toggles);
+		without.push_back(b / toggles);
+	}
+	double w = median(with) * 1e6, wo = median(without) * 1e6;
+	say(std::format("invalidation of 2 MiB (mprotect RO+RW, {} x {} rounds, medians):\n",
+			toggles, opt.rounds));
+	say(std::format("  under a reading queue: {:.1f} us   not mirrored: {:.1f} us   ratio {:.2f}\n",
+			w, wo, w / wo));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	options opt;
+
+	for (int i = 1; i < argc; i++) {
+		std::string_view arg = argv[i];
+		if (arg == "--mib" && i + 1 < argc)
+			opt.mib = std::strtoull(argv[++i], nullptr, 10);
+		else if (arg == "--rounds" && i + 1 < argc)
+			opt.rounds = static_cast<unsigned int>(std::strtoul(argv[++i], nullptr, 10));
+		else if (arg == "--dmirror" && i + 1 < argc)
+			opt.dmirror = argv[++i];
+		else {
+			std::fputs("usage: onenode-bench-svm [--mib N] [--rounds N] [--dmirror DEV]\n",
+				   stderr);
+			return 2;
+		}
+	}
+	if (!opt.mib || opt.mib > 1024 || !opt.rounds)
+		fail("--mib takes 1 to 1024, --rounds at least 1");
+	std::optional<onenode::Device> dev;
+	try {
+		dev.emplace(onenode::Device::open_with_features(DRM_COMPUTE_FEATURE_USERQ |
+								DRM_COMPUTE_FEATURE_SVM));
+	} catch (const onenode::error &e) {
+		std::fprintf(stderr, "bench-svm: %s\n", e.what());
+		return 77;
+	}
+	try {
+		say(std::format("onenode-bench-svm: {} ({})\n", dev->path(), dev->driver()));
+		bench_migration(*dev, opt);
+		bench_faults(*dev, opt);
+		bench_invalidation(*dev, opt);
+	} catch (const onenode::error &e) {
+		fail(e.what());
+	}
+	return 0;
+}
