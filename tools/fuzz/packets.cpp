@@ -560,7 +560,7 @@ Probe gen_probe(Rng &r, const Targets &t, uint64_t fence_next)
 		break;
 	}
 	case 19: {
-		static constexpr uint32_t bad_kernel[] = { 0, 5, 0xffffffff };
+		static constexpr uint32_t bad_kernel[] = { 0, VCOMPUTE_KERNEL_LIST_SUM + 1, 0xffffffff };
 		static constexpr uint32_t bad_gs[] = { 3, 100, 131072, 0x80000000 };
 		const bool k = r.chance(1, 2);
 
