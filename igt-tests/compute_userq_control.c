@@ -329,8 +329,20 @@ igt_main
 					*(uint32_t *)rec ^= (uint32_t)cases[i].xor;
 				ret = control(rq.id, DRM_COMPUTE_USERQ_OP_RESUME);
 				igt_assert_f(ret == 0 || ret == -EIO, "resume: %d\n", ret);
-				if (cases[i].reason == DRM_COMPUTE_FAULT_WPTR)
-					compute_rawq_submit(&rq);
+				if (cases[i].reason == DRM_COMPUTE_FAULT_WPTR) {
+					uint64_t nop[ONENODE_PKT_MAX_QWORDS];
+
+					/*
+					 * The engine faults the queue as soon as it
+					 * runs again (the read pointer is past the
+					 * write pointer already) or at this
+					 * submission: its WAKE may find it faulted.
+					 */
+					compute_rawq_emit(&rq, nop, onenode_pkt_nop(nop, 1));
+					__atomic_store_n(&rq.db->wptr, rq.wptr, __ATOMIC_RELEASE);
+					ret = control(rq.id, DRM_COMPUTE_USERQ_OP_WAKE);
+					igt_assert_f(ret == 0 || ret == -EIO, "wake: %d\n", ret);
+				}
 				compute_assert_fault(&cd, rq.id, cases[i].reason,
 						     cases[i].reason == DRM_COMPUTE_FAULT_PACKET ?
 						     rq.args.ctx_save_va : UINT64_MAX, UINT64_MAX);
