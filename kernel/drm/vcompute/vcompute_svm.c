@@ -16,8 +16,17 @@
  * between VM_BIND mappings), faults its pages in with HMM, DMA-maps them
  * (vcompute's device is dma-direct, so a DMA address is a physical one)
  * and writes the page-table entries under the notifier lock, so that an
- * invalidation that raced with it is seen. This step mirrors system
- * memory only: nothing migrates to device memory yet.
+ * invalidation that raced with it is seen. Pages already in this device's
+ * memory are mapped where they are (HMM hands them over as device-private
+ * pages of this owner), by their device-private page frame; the engine
+ * reaches their data through the backing page (vcompute_pagemap.c).
+ *
+ * Migration. A prefetch to the device, or a fault on a range whose
+ * preferred location is the device, migrates private anonymous memory to
+ * device memory through drm_pagemap, in chunks of the range's migration
+ * granularity; a prefetch to system memory brings it back with
+ * hmm_range_fault() for nobody's device; a CPU access brings back the
+ * chunk it touches (drm_pagemap's migrate_to_ram).
  *
  * Invalidation. drm_gpusvm calls vcompute_svm_invalidate() with its
  * notifier lock held for writing whenever the CPU mapping changes (munmap,
