@@ -503,8 +503,9 @@ out:
 
 /*
  * Write the entries of @ar: page tables first (a locked update may
- * allocate them), then the leaves, unlocked, under the notifier lock with
- * the pages checked. -EAGAIN: invalidated meanwhile, get the pages again.
+ * allocate them; it writes invalid entries), then the leaves, unlocked,
+ * under the notifier lock with the pages checked. -EAGAIN: invalidated
+ * meanwhile, get the pages again.
  */
 static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *ar,
 		   u32 page_flags)
@@ -545,8 +546,13 @@ static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *
 	}
 	if (!r && !amdgpu_vm_ready(vm))
 		r = -EAGAIN;	/* evicted: the restore comes first */
+	/*
+	 * Immediate, like the update of the leaves below: both go through the
+	 * VM's immediate entity, so the invalid entries written here cannot
+	 * land after the valid ones.
+	 */
 	if (!r)
-		r = amdgpu_vm_update_range(adev, vm, false, false, false, false, NULL,
+		r = amdgpu_vm_update_range(adev, vm, true, false, false, false, NULL,
 					   first, last, 0, 0, 0, NULL, NULL, NULL);
 	drm_exec_fini(&exec);
 	if (r)
