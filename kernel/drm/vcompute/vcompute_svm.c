@@ -83,6 +83,7 @@
 
 #include <linux/dma-direct.h>
 #include <linux/hmm.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/mmu_notifier.h>
@@ -367,13 +368,14 @@ static struct drm_pagemap *svm_dpagemap(struct vcompute_vm *vm)
  */
 static u64 migrate_chunk_end(struct vcompute_vm *vm, u64 addr)
 {
+	const unsigned int max_shift = ilog2(SZ_2M);
 	const struct drm_compute_svm_attrs *a;
-	unsigned int shift = PMD_SHIFT;
+	unsigned int shift = max_shift;
 	u64 ps = 0, psz = 0, end;
 
 	a = drm_compute_svm_attr_lookup(&vm->compute.svm.attrs, addr, &ps, &psz);
 	if (a)
-		shift = min_t(unsigned int, a->granularity + PAGE_SHIFT, PMD_SHIFT);
+		shift = min_t(unsigned int, a->granularity + PAGE_SHIFT, max_shift);
 	end = ALIGN(addr + 1, 1ULL << shift);
 	return a ? min(end, ps + psz) : end;
 }
