@@ -810,8 +810,10 @@ cmd_demo() {
 	ensure_tree
 	cmd_build --kernel --user
 	log "demo: boot the VM; on the vcompute render node, query the device, then add two vectors on"
-	log "      a user queue submitted by doorbell, waiting on a user fence and on a DRM syncobj"
-	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add"
+	log "      a user queue submitted by doorbell, waiting on a user fence and on a DRM syncobj;"
+	log "      then sum a heap array and a heap linked list through SVM, before and after a"
+	log "      prefetch to device memory"
+	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute"
 }
 
 # cmd_bench [vk|queues [ARGS]]: benchmark programs, each printing ratios of
