@@ -289,6 +289,45 @@ private:
 	std::uint32_t id_ = 0;
 };
 
+/**
+ * VaHole - a reserved hole of this process's address space (PROT_NONE,
+ * 2 MiB aligned, unmapped with its owner): in an SVM VM, where the queue's
+ * own buffers can be bound with no CPU mapping ever landing under them.
+ */
+class VaHole {
+public:
+	explicit VaHole(std::uint64_t bytes) : size_(bytes + align_)
+	{
+		p_ = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+			  -1, 0);
+		if (p_ == MAP_FAILED)
+			throw error(-errno, "reserve a hole in the address space");
+	}
+	VaHole(const VaHole &) = delete;
+	VaHole &operator=(const VaHole &) = delete;
+	~VaHole() { munmap(p_, size_); }
+
+	/** The first 2 MiB-aligned address of the hole. */
+	std::uint64_t va() const
+	{
+		return (reinterpret_cast<std::uintptr_t>(p_) + align_ - 1) & ~(align_ - 1);
+	}
+
+private:
+	static constexpr std::uint64_t align_ = 2 << 20;
+	void *p_;
+	std::uint64_t size_;
+};
+
+/** residency() - onenode_svm_residency() of [@p, @p + @bytes), or throw. */
+inline onenode_residency residency(const void *p, std::uint64_t bytes)
+{
+	onenode_residency r;
+
+	check(onenode_svm_residency(p, bytes, &r), "read /proc/self/pagemap");
+	return r;
+}
+
 /** Queue - a ready-made user queue (onenode_queue_init() and friends). */
 class Queue {
 public:

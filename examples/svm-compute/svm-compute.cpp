@@ -39,7 +39,6 @@
 #include <string_view>
 #include <vector>
 
-#include <sys/mman.h>
 
 #include "onenode.hpp"
 #include "onenode_vcompute.h"
@@ -47,7 +46,6 @@
 namespace {
 
 constexpr std::int64_t wait_ns = 300LL * 1000 * 1000 * 1000; // TCG with KASAN is slow
-constexpr std::uint64_t two_mib = 2 << 20;
 
 struct options {
 	std::string device;
@@ -131,31 +129,6 @@ std::uint64_t addr(const void *p)
 	return reinterpret_cast<std::uintptr_t>(p);
 }
 
-/* Where the pages of [@p, +@bytes) are (libonenode reads /proc/self/pagemap). */
-onenode_residency where(const void *p, std::uint64_t bytes)
-{
-	onenode_residency r;
-
-	onenode::check(onenode_svm_residency(p, bytes, &r), "read /proc/self/pagemap");
-	return r;
-}
-
-/* A reserved hole of the CPU address space: the GPU-only mappings go there. */
-struct hole {
-	void *p;
-	std::uint64_t size;
-	explicit hole(std::uint64_t bytes) : size(bytes + two_mib)
-	{
-		p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			throw onenode::error(-errno, "reserve a hole in the address space");
-	}
-	hole(const hole &) = delete;
-	hole &operator=(const hole &) = delete;
-	~hole() { munmap(p, size); }
-	std::uint64_t va() const { return (addr(p) + two_mib - 1) & ~(two_mib - 1); }
-};
-
 struct list_node : vcompute_list_node {};
 
 onenode::Device open_device(const options &opt)
@@ -228,7 +201,7 @@ int run(onenode::Device &dev, const options &opt)
 
 	/* 2. An SVM VM and a queue in a reserved hole; the queue sums both. */
 	onenode::Vm vm(dev, DRM_COMPUTE_VM_CREATE_SVM);
-	hole gpu_only(dev.queue_va_size(0));
+	onenode::VaHole gpu_only(dev.queue_va_size(0));
 	onenode::Queue q(dev, vm, gpu_only.va());
 
 	std::uint64_t *sum = &(*results)[0];
@@ -257,7 +230,7 @@ int run(onenode::Device &dev, const options &opt)
 	t = std::chrono::steady_clock::now();
 	vm.svm_set_attr(first, last - first, to_device);
 	double prefetch_ms = ms_since(t);
-	onenode_residency pl = where(array.get(), bytes);
+	onenode_residency pl = onenode::residency(array.get(), bytes);
 	say(std::format("prefetch to device memory: {:.1f} ms; array pages: {} in device memory, "
 			"{} in system memory\n", prefetch_ms, pl.device, pl.sysmem));
 	*sum = 0;
@@ -273,7 +246,7 @@ int run(onenode::Device &dev, const options &opt)
 	for (std::uint64_t i = 0; i < opt.n; i++)
 		cpu_sum += array[i];
 	ms = ms_since(t);
-	pl = where(array.get(), bytes);
+	pl = onenode::residency(array.get(), bytes);
 	ok = cpu_sum == want_array && pl.device == 0;
 	bad += !ok;
 	say(std::format("the CPU's read: {:.1f} ms, sum {}; array pages: {} in device memory, {} in "

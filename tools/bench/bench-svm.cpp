@@ -178,26 +178,10 @@ std::optional<std::uint64_t> svm_stat(const char *name)
 	return v;
 }
 
-/* A reserved hole of the address space for the queue's own buffers. */
-struct hole {
-	void *p;
-	std::uint64_t size;
-	explicit hole(std::uint64_t bytes) : size(bytes + two_mib)
-	{
-		p = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (p == MAP_FAILED)
-			fail("reserve a hole");
-	}
-	hole(const hole &) = delete;
-	hole &operator=(const hole &) = delete;
-	~hole() { munmap(p, size); }
-	std::uint64_t va() const { return (addr(p) + two_mib - 1) & ~(two_mib - 1); }
-};
-
 /* An SVM VM with one queue in a reserved hole. */
 struct svm_queue {
 	onenode::Vm vm;
-	hole h;
+	onenode::VaHole h;
 	onenode::Queue q;
 	svm_queue(onenode::Device &dev)
 		: vm(dev, DRM_COMPUTE_VM_CREATE_SVM), h(dev.queue_va_size(0)), q(dev, vm, h.va())
@@ -236,13 +220,6 @@ void prefetch(onenode::Vm &vm, const void *p, std::uint64_t bytes, std::uint32_t
 	vm.svm_set_attr(addr(p), bytes, a);
 }
 
-onenode_residency residency(const void *p, std::uint64_t bytes)
-{
-	onenode_residency r;
-	onenode::check(onenode_svm_residency(p, bytes, &r), "/proc/self/pagemap");
-	return r;
-}
-
 /* 1. Migration bandwidth against memcpy. */
 void bench_migration(onenode::Device &dev, const options &opt)
 {
@@ -259,7 +236,7 @@ void bench_migration(onenode::Device &dev, const options &opt)
 		auto t0 = clk::now();
 		prefetch(sq.vm, a.p, bytes, id);
 		auto t1 = clk::now();
-		onenode_residency res = residency(a.p, bytes);
+		onenode_residency res = onenode::residency(a.p, bytes);
 		if (res.device != pages)
 			fail(std::format("prefetch to the device moved {} of {} pages", res.device,
 					 pages));
@@ -268,7 +245,7 @@ void bench_migration(onenode::Device &dev, const options &opt)
 		auto t2 = clk::now();
 		prefetch(sq.vm, a.p, bytes, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
 		auto t3 = clk::now();
-		res = residency(a.p, bytes);
+		res = onenode::residency(a.p, bytes);
 		if (res.sysmem != pages)
 			fail(std::format("prefetch to system memory brought back {} of {} pages",
 					 res.sysmem, pages));
