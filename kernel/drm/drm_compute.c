@@ -112,7 +112,7 @@ bool drm_compute_device_svm(u32 id)
  * @ops: the driver's operations
  *
  * Returns: DRM_COMPUTE_FEATURE_* bits whose mandatory callbacks are all set;
- * SVM only with USERQ.
+ * SVM and P2P_EXPORT only with USERQ.
  */
 u64 drm_compute_features(const struct drm_compute_ops *ops)
 {
@@ -126,6 +126,9 @@ u64 drm_compute_features(const struct drm_compute_ops *ops)
 	if ((features & DRM_COMPUTE_FEATURE_USERQ) && ops->svm_vm_init &&
 	    ops->svm_vm_fini && ops->svm_attr_set)
 		features |= DRM_COMPUTE_FEATURE_SVM;
+	if ((features & DRM_COMPUTE_FEATURE_USERQ) && ops->p2p_bo_create &&
+	    ops->p2p_export && ops->p2p_move_to_host)
+		features |= DRM_COMPUTE_FEATURE_P2P_EXPORT;
 	return features;
 }
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_features);
@@ -193,7 +196,7 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 
 	if ((info->userq_caps & DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP) &&
 	    !ops->userq_wake)
-		features &= ~(DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_SVM);
+		features = 0;
 	ret = drm_compute_info_check(info, features);
 	if (ret) {
 		drm_err(drm, "compute: inconsistent device description\n");

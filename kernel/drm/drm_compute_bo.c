@@ -19,8 +19,10 @@
  * Buffers are ordinary GEM objects of the driver, so PRIME export and
  * import, handle close and the generic GEM ioctls work on them as on any
  * other. The helper checks the creation arguments (a size that is a
- * multiple of the GPU page size, exactly one placement the device has, no
- * flag) and hands them to &drm_compute_ops.bo_create; it answers the mmap
+ * multiple of the GPU page size, exactly one placement the device has, at
+ * most one export flag with the placement it takes) and hands them to
+ * &drm_compute_ops.bo_create, or to &drm_compute_ops.p2p_bo_create for a
+ * buffer made for export (DOC: Export to peer devices); it answers the mmap
  * offset of any GEM object of the file through the GEM core.
  *
  * Locking: none of the helper's; the GEM core's handle table and the
@@ -44,15 +46,30 @@ int drm_compute_bo_create_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
 		return -EOPNOTSUPP;
-	if (args->flags || args->handle)
+	if ((args->flags & ~DRM_COMPUTE_BO_EXPORT_KNOWN) || args->handle ||
+	    hweight32(args->flags) > 1)
 		return -EINVAL;
 	if (!args->size || !IS_ALIGNED(args->size, cdev->info.page_size))
 		return -EINVAL;
 	if (hweight64(args->placement) != 1 ||
 	    !(args->placement & cdev->info.placements))
 		return -EINVAL;
+	if (args->flags) {
+		u64 want = args->flags == DRM_COMPUTE_BO_EXPORT_HOST_ONLY ?
+			   DRM_COMPUTE_PLACEMENT_SYSTEM :
+			   DRM_COMPUTE_PLACEMENT_VRAM;
 
-	ret = cdev->ops->bo_create(cfile, args->size, args->placement, &handle);
+		if (args->placement != want)
+			return -EINVAL;
+		if (!(cdev->features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
+			return -EOPNOTSUPP;
+		ret = cdev->ops->p2p_bo_create(cfile, args->size,
+					       args->placement, args->flags,
+					       &handle);
+	} else {
+		ret = cdev->ops->bo_create(cfile, args->size, args->placement,
+					   &handle);
+	}
 	if (ret)
 		return ret;
 	args->handle = handle;

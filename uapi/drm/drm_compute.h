@@ -48,8 +48,8 @@ extern "C" {
  */
 
 /*
- * Operation offsets within a driver's compute command range. 0x0d..0x1f
- * are reserved for NIC export and checkpoint/restore.
+ * Operation offsets within a driver's compute command range. 0x0e..0x1f
+ * are reserved for checkpoint/restore.
  */
 /** DRM_COMPUTE_OP_QUERY - offset of the query operation (&struct drm_compute_query). */
 #define DRM_COMPUTE_OP_QUERY		0x00
@@ -77,8 +77,10 @@ extern "C" {
 #define DRM_COMPUTE_OP_USERQ_SIGNAL	0x0b
 /** DRM_COMPUTE_OP_SVM - offset of &struct drm_compute_svm. */
 #define DRM_COMPUTE_OP_SVM		0x0c
+/** DRM_COMPUTE_OP_P2P_REPORT - offset of &struct drm_compute_p2p_report. */
+#define DRM_COMPUTE_OP_P2P_REPORT	0x0d
 /** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
-#define DRM_COMPUTE_OP_COUNT		0x0d
+#define DRM_COMPUTE_OP_COUNT		0x0e
 /** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
 #define DRM_COMPUTE_OP_MAX		0x20
 
@@ -122,6 +124,9 @@ extern "C" {
 #define DRM_COMPUTE_IOCTL_SVM(base) \
 	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_SVM, \
 		 struct drm_compute_svm)
+#define DRM_COMPUTE_IOCTL_P2P_REPORT(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_P2P_REPORT, \
+		 struct drm_compute_p2p_report)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -135,7 +140,14 @@ extern "C" {
  * of %DRM_COMPUTE_OP_SVM. Only with %DRM_COMPUTE_FEATURE_USERQ.
  */
 #define DRM_COMPUTE_FEATURE_SVM		_BITULL(1)
-/** DRM_COMPUTE_FEATURE_P2P_EXPORT - dma-buf export with P2P placement reports. */
+/**
+ * DRM_COMPUTE_FEATURE_P2P_EXPORT - buffers made for export to peer devices
+ * (the DRM_COMPUTE_BO_EXPORT_* flags of &struct drm_compute_bo_create), a
+ * placement decided by the kernel for each importer, and its report
+ * (%DRM_COMPUTE_OP_P2P_REPORT). Whether a peer-to-peer placement is
+ * possible at all depends on the topology: the report says why not.
+ * Only with %DRM_COMPUTE_FEATURE_USERQ.
+ */
 #define DRM_COMPUTE_FEATURE_P2P_EXPORT	_BITULL(2)
 /** DRM_COMPUTE_FEATURE_CRIU - checkpoint/restore of render-node state. */
 #define DRM_COMPUTE_FEATURE_CRIU	_BITULL(3)
@@ -336,18 +348,214 @@ struct drm_compute_query_userq {
  *
  * The buffer is zeroed. Errors: -EINVAL for a zero or unaligned @size
  * (see &drm_compute_query_device.page_size), not exactly one known
- * placement bit, a placement the device lacks, unknown @flags, non-zero
- * @pad or out fields; -ENOSPC when device memory is exhausted; -ENOMEM.
+ * placement bit, a placement the device lacks, unknown @flags, more than
+ * one export flag, an export flag with a placement it does not take,
+ * non-zero out fields; -EOPNOTSUPP for an export flag on a device without
+ * %DRM_COMPUTE_FEATURE_P2P_EXPORT; -ENOSPC when device memory is
+ * exhausted; -ENOMEM.
  */
 struct drm_compute_bo_create {
 	/** @size: in, bytes, a multiple of the GPU page size. */
 	__u64 size;
 	/** @placement: in, exactly one DRM_COMPUTE_PLACEMENT_* bit. */
 	__u64 placement;
-	/** @flags: in, none defined yet: must be zero. */
+	/**
+	 * @flags: in, at most one DRM_COMPUTE_BO_EXPORT_* bit (a buffer made
+	 * for export to peer devices, with a placement report); zero for a
+	 * buffer without one.
+	 */
 	__u32 flags;
 	/** @handle: out (zero on input), GEM handle of the new buffer. */
 	__u32 handle;
+};
+
+/**
+ * DOC: Export to peer devices
+ *
+ * A buffer made with one of the DRM_COMPUTE_BO_EXPORT_* flags is meant for
+ * a peer device: a NIC (RDMA, devmem TCP, io_uring zcrx) or another
+ * accelerator that imports its dma-buf (PRIME export, DRM_IOCTL_PRIME_
+ * HANDLE_TO_FD). When a peer attaches, the kernel decides whether the
+ * peer reaches the buffer's device memory directly (peer-to-peer, through
+ * the exporting device's PCI BAR) or not, from the PCI topology
+ * (pci_p2pdma_distance()), the importer's abilities and the device's own
+ * limits, and records the answer and its reason. Where the buffer lives
+ * and why is read with %DRM_COMPUTE_OP_P2P_REPORT at any time.
+ *
+ * The placement is one per buffer, as it is one set of pages: a buffer in
+ * device memory that an importer cannot reach either moves to system
+ * memory (%DRM_COMPUTE_BO_EXPORT_PREFER_P2P), which every importer then
+ * uses, or refuses that importer (%DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P). A
+ * buffer never moves back by itself; it never moves while an importer has
+ * it pinned or the kernel has it mapped, and the attach that would need the
+ * move fails instead (-EBUSY, the dma-buf convention for "not accessible
+ * to this device and cannot be moved"). Queues and CPU mappings of the
+ * buffer follow a move without seeing it.
+ */
+
+/**
+ * DRM_COMPUTE_BO_EXPORT_PREFER_P2P - device memory (placement
+ * %DRM_COMPUTE_PLACEMENT_VRAM) that peers reach directly where the topology
+ * allows; the first importer that cannot moves the buffer to system
+ * memory, and the report names it and its reason.
+ */
+#define DRM_COMPUTE_BO_EXPORT_PREFER_P2P	_BITUL(0)
+/**
+ * DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P - device memory (placement
+ * %DRM_COMPUTE_PLACEMENT_VRAM) that stays there: an importer that cannot
+ * reach it directly fails to attach with -EBUSY, and the report counts the
+ * refusal and gives its reason. Never a silent copy through host memory.
+ */
+#define DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P	_BITUL(1)
+/**
+ * DRM_COMPUTE_BO_EXPORT_HOST_ONLY - system memory (placement
+ * %DRM_COMPUTE_PLACEMENT_SYSTEM) for every importer, with the same report:
+ * the explicit host path, for comparison or for importers that must not
+ * use peer memory.
+ */
+#define DRM_COMPUTE_BO_EXPORT_HOST_ONLY		_BITUL(2)
+
+/*
+ * Why a buffer or an attachment is where it is (&drm_compute_p2p_report
+ * .reason, &drm_compute_p2p_attachment.reason). The checks run in this
+ * order and the first that fails is the reason.
+ */
+/** DRM_COMPUTE_P2P_REASON_NONE - peer-to-peer: nothing ruled it out. */
+#define DRM_COMPUTE_P2P_REASON_NONE		0
+/** DRM_COMPUTE_P2P_REASON_HOST_ONLY - the buffer was made HOST_ONLY. */
+#define DRM_COMPUTE_P2P_REASON_HOST_ONLY	1
+/**
+ * DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P - the importer did not attach
+ * dynamically with peer-to-peer allowed (dma_buf_attach_ops
+ * .allow_peer2peer): it can only take system memory.
+ */
+#define DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P	2
+/**
+ * DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY - the exporting device has no device
+ * memory a peer can reach: not a PCI device, or no BAR over its memory
+ * (&drm_compute_query_device.vram_bar_size is 0).
+ */
+#define DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY	3
+/** DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_PCI - the importer is not a PCI device. */
+#define DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_PCI	4
+/**
+ * DRM_COMPUTE_P2P_REASON_NO_PCI_PATH - no common PCI switch and the host
+ * bridge is not known to forward peer-to-peer traffic (the p2pdma
+ * whitelist).
+ */
+#define DRM_COMPUTE_P2P_REASON_NO_PCI_PATH	5
+/**
+ * DRM_COMPUTE_P2P_REASON_ACS_REDIRECT - a common switch exists, but ACS
+ * redirects peer traffic up to the root complex.
+ */
+#define DRM_COMPUTE_P2P_REASON_ACS_REDIRECT	6
+/**
+ * DRM_COMPUTE_P2P_REASON_IOMMU - the path crosses the host bridge and the
+ * importer's IOMMU translates, which the exporting driver cannot map for.
+ */
+#define DRM_COMPUTE_P2P_REASON_IOMMU		7
+/**
+ * DRM_COMPUTE_P2P_REASON_DMA_MASK - the importer's DMA mask does not reach
+ * the BAR's bus addresses.
+ */
+#define DRM_COMPUTE_P2P_REASON_DMA_MASK		8
+/**
+ * DRM_COMPUTE_P2P_REASON_BAR - the buffer is not in the part of device
+ * memory the BAR exposes (a small BAR without resizable BAR).
+ */
+#define DRM_COMPUTE_P2P_REASON_BAR		9
+/** DRM_COMPUTE_P2P_REASON_DRIVER - the exporting driver's own constraint. */
+#define DRM_COMPUTE_P2P_REASON_DRIVER		10
+/**
+ * DRM_COMPUTE_P2P_REASON_PINNED - the buffer had to move for this importer
+ * but could not: another importer has it pinned or the kernel has it
+ * mapped (only in &drm_compute_p2p_report.refused_reason).
+ */
+#define DRM_COMPUTE_P2P_REASON_PINNED		11
+
+/**
+ * DRM_COMPUTE_P2P_MAP_PEER - the importer reaches device memory by bus
+ * address, through the exporting device's BAR.
+ */
+#define DRM_COMPUTE_P2P_MAP_PEER	1
+/** DRM_COMPUTE_P2P_MAP_HOST - the importer reaches the buffer in system memory. */
+#define DRM_COMPUTE_P2P_MAP_HOST	2
+
+/** DRM_COMPUTE_P2P_ATTACH_DYNAMIC - the importer attached dynamically. */
+#define DRM_COMPUTE_P2P_ATTACH_DYNAMIC	_BITUL(0)
+/** DRM_COMPUTE_P2P_ATTACH_PINNED - the importer has the buffer pinned. */
+#define DRM_COMPUTE_P2P_ATTACH_PINNED	_BITUL(1)
+
+/**
+ * struct drm_compute_p2p_attachment - one importer of a buffer, as
+ * %DRM_COMPUTE_OP_P2P_REPORT reports it.
+ */
+struct drm_compute_p2p_attachment {
+	/**
+	 * @importer: the importing device's name (its PCI address for a PCI
+	 * device), NUL-terminated, truncated to fit.
+	 */
+	char importer[32];
+	/** @map: DRM_COMPUTE_P2P_MAP_*. */
+	__u32 map;
+	/** @reason: DRM_COMPUTE_P2P_REASON_*, why @map is what it is. */
+	__u32 reason;
+	/** @flags: DRM_COMPUTE_P2P_ATTACH_* bits. */
+	__u32 flags;
+	/** @pad: zero. */
+	__u32 pad;
+};
+
+/**
+ * struct drm_compute_p2p_report - where an export buffer lives, why, and
+ * who imports it.
+ *
+ * Answers for a buffer made with a DRM_COMPUTE_BO_EXPORT_* flag. The
+ * kernel writes up to @count entries to @attachments (in attach order,
+ * oldest first) and sets @count to the number of importers it has now, so
+ * a call with @count 0 learns the number. The report is one snapshot.
+ *
+ * Errors: -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_P2P_EXPORT; -ENOENT for
+ * an unknown @handle; -EINVAL for a buffer made without an export flag, or
+ * for non-zero @flags, @pad, @reserved or out fields; -EFAULT when
+ * @attachments is not writable.
+ */
+struct drm_compute_p2p_report {
+	/** @handle: in, GEM handle of the buffer. */
+	__u32 handle;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/**
+	 * @attachments: in, user pointer to @count
+	 * &struct drm_compute_p2p_attachment (may be 0 when @count is 0).
+	 */
+	__u64 attachments;
+	/** @count: in, entries at @attachments; out, importers now. */
+	__u32 count;
+	/** @export_flags: out, the buffer's DRM_COMPUTE_BO_EXPORT_* flag. */
+	__u32 export_flags;
+	/** @placement: out, DRM_COMPUTE_PLACEMENT_* where the buffer lives now. */
+	__u64 placement;
+	/**
+	 * @reason: out, DRM_COMPUTE_P2P_REASON_* why it lives there: NONE
+	 * while in device memory, otherwise the reason of the importer that
+	 * moved it (or HOST_ONLY).
+	 */
+	__u32 reason;
+	/** @moves: out, times the buffer moved to system memory (0 or 1). */
+	__u32 moves;
+	/**
+	 * @decided_by: out, the name of the importer whose attach moved the
+	 * buffer (empty when none did), as in
+	 * &drm_compute_p2p_attachment.importer.
+	 */
+	char decided_by[32];
+	/** @refused: out, attaches refused so far. */
+	__u32 refused;
+	/** @refused_reason: out, DRM_COMPUTE_P2P_REASON_* of the last refusal. */
+	__u32 refused_reason;
+	/** @reserved: in, must be zero. */
+	__u64 reserved[2];
 };
 
 /**

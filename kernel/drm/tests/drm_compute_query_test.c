@@ -55,6 +55,22 @@ static void nop_hw_state(struct drm_compute_userq *q, struct drm_compute_userq_h
 {
 }
 
+static int nop_p2p_bo_create(struct drm_compute_file *cfile, u64 size,
+			     u64 placement, u32 flags, u32 *handle)
+{
+	return -ENODEV;
+}
+
+static struct drm_compute_p2p_export *nop_p2p_export(struct drm_gem_object *obj)
+{
+	return NULL;
+}
+
+static int nop_p2p_move(struct drm_gem_object *obj)
+{
+	return -ENODEV;
+}
+
 static const struct drm_compute_ops full_ops = {
 	.bo_create = nop_bo_create,
 	.vm_create = nop_vm_create,
@@ -122,6 +138,31 @@ static void features_follow_ops(struct kunit *test)
 	ops.userq_wake = NULL;
 	ops.bo_bindable = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops), DRM_COMPUTE_FEATURE_USERQ);
+}
+
+static void p2p_feature_follows_ops(struct kunit *test)
+{
+	struct drm_compute_ops ops = full_ops, part;
+
+	ops.p2p_bo_create = nop_p2p_bo_create;
+	ops.p2p_export = nop_p2p_export;
+	ops.p2p_move_to_host = nop_p2p_move;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops),
+			DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_P2P_EXPORT);
+	/* Each of the three is mandatory; p2p_check is not. */
+	part = ops;
+	part.p2p_bo_create = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), DRM_COMPUTE_FEATURE_USERQ);
+	part = ops;
+	part.p2p_export = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), DRM_COMPUTE_FEATURE_USERQ);
+	part = ops;
+	part.p2p_move_to_host = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), DRM_COMPUTE_FEATURE_USERQ);
+	/* And not without user queues. */
+	part = ops;
+	part.vm_bind = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), 0ULL);
 }
 
 static void info_check_accepts_valid(struct kunit *test)
@@ -271,6 +312,7 @@ static void query_errors(struct kunit *test)
 
 static struct kunit_case drm_compute_query_tests[] = {
 	KUNIT_CASE(features_follow_ops),
+	KUNIT_CASE(p2p_feature_follows_ops),
 	KUNIT_CASE(info_check_accepts_valid),
 	KUNIT_CASE_PARAM(info_check_rejects, info_case_gen_params),
 	KUNIT_CASE(query_device_reports_info),

@@ -28,6 +28,8 @@ struct mm_struct;
 struct drm_compute_file;
 struct drm_compute_vm;
 struct drm_compute_userq;
+struct dma_buf_attachment;
+struct drm_compute_device;
 
 /**
  * struct drm_compute_dev_info - what a driver tells the DRM compute helpers
@@ -290,7 +292,117 @@ struct drm_compute_ops {
 	 * held, from the ioctl of the VM's own process.
 	 */
 	void (*svm_sync)(struct drm_compute_vm *vm);
+	/**
+	 * @p2p_bo_create: P2P_EXPORT, mandatory. As @bo_create, for a buffer
+	 * made with the DRM_COMPUTE_BO_EXPORT_* flag @flags (validated: one
+	 * flag, and the placement it takes). The buffer embeds a
+	 * &struct drm_compute_p2p_export set up with
+	 * drm_compute_p2p_export_init(), and its dma-buf operations call
+	 * drm_compute_p2p_attach(), drm_compute_p2p_detach(),
+	 * drm_compute_p2p_pin() and drm_compute_p2p_unpin().
+	 */
+	int (*p2p_bo_create)(struct drm_compute_file *cfile, u64 size,
+			     u64 placement, u32 flags, u32 *handle);
+	/**
+	 * @p2p_export: P2P_EXPORT, mandatory. The export state of @obj, or
+	 * NULL when @obj is not a buffer @p2p_bo_create made. Must not sleep.
+	 */
+	struct drm_compute_p2p_export *(*p2p_export)(struct drm_gem_object *obj);
+	/**
+	 * @p2p_move_to_host: P2P_EXPORT, mandatory. Move @obj from device
+	 * memory to system memory, so that an importer that cannot reach
+	 * device memory can use it. GPU VM and CPU mappings must follow the
+	 * move (the data stays the same for every user); importers are told by
+	 * the helper afterwards (dma_buf_invalidate_mappings()). Called with
+	 * the object's reservation lock held, never while the buffer is pinned.
+	 * Returns 0, or a negative errno with @obj unchanged.
+	 */
+	int (*p2p_move_to_host)(struct drm_gem_object *obj);
+	/**
+	 * @p2p_check: P2P_EXPORT, optional. The driver's own conditions for a
+	 * peer-to-peer attachment of @obj by the importer of @attach, after
+	 * the helper found a PCI path: DRM_COMPUTE_P2P_REASON_DMA_MASK,
+	 * _BAR or _DRIVER to rule it out, _NONE to allow it. Without the
+	 * callback the helper only checks that the buffer fits in
+	 * &drm_compute_dev_info.vram_bar_size. Called with the reservation
+	 * lock held.
+	 */
+	u32 (*p2p_check)(struct drm_gem_object *obj,
+			 struct dma_buf_attachment *attach);
 };
+
+/**
+ * struct drm_compute_p2p_facts - what the placement decision for one
+ * importer looks at (drm_compute_p2p_decide()).
+ *
+ * Gathered by the helper at attach time from the dma-buf attachment, the
+ * PCI topology and the driver; a plain structure so that KUnit can tabulate
+ * the decision.
+ */
+struct drm_compute_p2p_facts {
+	/** @host_only: the buffer is %DRM_COMPUTE_BO_EXPORT_HOST_ONLY. */
+	bool host_only;
+	/** @importer_p2p: the importer attached with allow_peer2peer. */
+	bool importer_p2p;
+	/** @exporter_bar: the exporter is PCI and has a BAR over its memory. */
+	bool exporter_bar;
+	/** @importer_pci: the importer is a PCI device. */
+	bool importer_pci;
+	/**
+	 * @common_switch: exporter and importer share an upstream bridge
+	 * below the root ports (a switch); the path avoids the host bridge.
+	 */
+	bool common_switch;
+	/** @iommu_translates: the importer's IOMMU domain translates. */
+	bool iommu_translates;
+	/** @distance: pci_p2pdma_distance(); negative when not supported. */
+	int distance;
+	/** @driver_reason: what &drm_compute_ops.p2p_check answered. */
+	u32 driver_reason;
+};
+
+/**
+ * struct drm_compute_p2p_export - the export state of a buffer made with a
+ * DRM_COMPUTE_BO_EXPORT_* flag, embedded in the driver's buffer.
+ *
+ * Every field is protected by the buffer's reservation lock
+ * (&drm_gem_object.resv), which the dma-buf core holds around pin, unpin
+ * and map, and which the helper takes in attach and detach.
+ */
+struct drm_compute_p2p_export {
+	/** @flags: the DRM_COMPUTE_BO_EXPORT_* flag. */
+	u32 flags;
+	/** @placement: DRM_COMPUTE_PLACEMENT_* where the buffer lives now. */
+	u64 placement;
+	/** @reason: DRM_COMPUTE_P2P_REASON_* why it lives there. */
+	u32 reason;
+	/** @moves: moves to system memory. */
+	u32 moves;
+	/** @refused: attaches refused. */
+	u32 refused;
+	/** @refused_reason: reason of the last refusal. */
+	u32 refused_reason;
+	/** @pinned: pins by importers and kernel mappings; no move while set. */
+	u32 pinned;
+	/** @decided_by: name of the importer that moved the buffer. */
+	char decided_by[32];
+	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
+	struct list_head importers;
+};
+
+void drm_compute_p2p_export_init(struct drm_compute_p2p_export *exp,
+				 u32 flags, u64 placement);
+u32 drm_compute_p2p_decide(const struct drm_compute_p2p_facts *f);
+int drm_compute_p2p_attach(struct drm_compute_device *cdev,
+			   struct drm_gem_object *obj,
+			   struct dma_buf_attachment *attach);
+void drm_compute_p2p_detach(struct drm_gem_object *obj,
+			    struct dma_buf_attachment *attach);
+void drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
+			 struct dma_buf_attachment *attach);
+void drm_compute_p2p_unpin(struct drm_compute_p2p_export *exp,
+			   struct dma_buf_attachment *attach);
+bool drm_compute_p2p_is_peer(struct dma_buf_attachment *attach);
 
 /**
  * struct drm_compute_device - the DRM compute state of one device.
@@ -585,6 +697,7 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data);
 void drm_compute_svm_collect(struct drm_compute_vm *vm);
 
 int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
@@ -686,6 +799,12 @@ static int prefix##_compute_svm(struct drm_device *dev, void *data,	\
 {									\
 	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
 				drm_compute_svm_ioctl);			\
+}									\
+static int prefix##_compute_p2p_report(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_p2p_report_ioctl);		\
 }
 
 /**
@@ -775,6 +894,12 @@ static int prefix##_compute_svm(struct drm_device *dev, void *data,	\
 		.flags = DRM_RENDER_ALLOW,				\
 		.func = prefix##_compute_svm,				\
 		.name = "DRM_COMPUTE_SVM",				\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_P2P_REPORT] = {	\
+		.cmd = DRM_COMPUTE_IOCTL_P2P_REPORT(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW,				\
+		.func = prefix##_compute_p2p_report,			\
+		.name = "DRM_COMPUTE_P2P_REPORT",			\
 	}
 
 #endif /* __DRM_COMPUTE_H__ */
