@@ -15,17 +15,23 @@
  *   the pages behind it are the driver's own, zeroed at allocation;
  * - %DRM_COMPUTE_PLACEMENT_SYSTEM: shmem, like any GEM object.
  *
- * Either way the pages are allocated at creation and stay until the buffer
- * is freed: GPU VM mappings, CPU mappings (PFN maps, which fault SIGBUS once
- * the device is unplugged) and PRIME exports all see the same pages.
- * Imported dma-bufs of other devices are GEM objects too, mmap()able
- * through their exporter, but the engine never maps them.
+ * Either way the pages are allocated at creation: GPU VM mappings, CPU
+ * mappings (PFN maps, which fault SIGBUS once the device is unplugged) and
+ * PRIME exports all see the same pages. They stay until the buffer is
+ * freed, except for one case: a buffer made for export to peers
+ * (DRM_COMPUTE_BO_EXPORT_PREFER_P2P) moves once from device memory to
+ * system memory when an importer cannot reach device memory
+ * (vcompute_p2p.c). Imported dma-bufs of other devices are GEM objects too,
+ * mmap()able through their exporter, but the engine never maps them.
  *
- * Locking: &vcompute_device.vram_lock around the buddy allocator; nothing
- * else, since a buffer's pages never change.
+ * Locking: &vcompute_device.vram_lock around the buddy allocator. The page
+ * array of a buffer changes only under its reservation lock and
+ * &vcompute_engine.lock together, so the CPU fault handler reads it under
+ * the reservation lock and the engine under its own lock.
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -42,19 +48,29 @@
 
 #include "vcompute_drv.h"
 
-static void vram_free(struct vcompute_device *vdev, struct vcompute_bo *bo)
+/**
+ * vcompute_bo_release_pages - free the driver's own pages of a buffer
+ * @vdev: the device
+ * @pages: @n pages (the array may end early at a NULL entry), or NULL
+ * @n: entries of @pages
+ * @blocks: the device-memory blocks they stood for; emptied
+ *
+ * Frees @pages itself too.
+ */
+void vcompute_bo_release_pages(struct vcompute_device *vdev,
+			       struct page **pages, unsigned long n,
+			       struct list_head *blocks)
 {
-	unsigned long i, n = bo->base.size >> PAGE_SHIFT;
+	unsigned long i;
 
-	if (bo->pages) {
-		for (i = 0; i < n && bo->pages[i]; i++)
-			__free_page(bo->pages[i]);
-		kvfree(bo->pages);
-		bo->pages = NULL;
+	if (pages) {
+		for (i = 0; i < n && pages[i]; i++)
+			__free_page(pages[i]);
+		kvfree(pages);
 	}
-	if (!list_empty(&bo->blocks)) {
+	if (!list_empty(blocks)) {
 		mutex_lock(&vdev->vram_lock);
-		gpu_buddy_free_list(&vdev->vram, &bo->blocks, 0);
+		gpu_buddy_free_list(&vdev->vram, blocks, 0);
 		mutex_unlock(&vdev->vram_lock);
 	}
 }
@@ -64,9 +80,10 @@ static void vcompute_bo_free(struct drm_gem_object *obj)
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
 
 	if (drm_gem_is_imported(obj))
-		drm_prime_gem_destroy(obj, bo->sgt);
-	else if (bo->placement == DRM_COMPUTE_PLACEMENT_VRAM)
-		vram_free(to_vcompute(obj->dev), bo);
+		drm_prime_gem_destroy(obj, NULL);
+	else if (!bo->shmem)
+		vcompute_bo_release_pages(to_vcompute(obj->dev), bo->pages,
+					  obj->size >> PAGE_SHIFT, &bo->blocks);
 	else if (bo->pages)
 		drm_gem_put_pages(obj, bo->pages, true, true);
 	drm_gem_object_release(obj);
@@ -91,15 +108,21 @@ static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	if (!vaddr)
 		return -ENOMEM;
 	iosys_map_set_vaddr(map, vaddr);
+	/* A kernel mapping holds the pages: no move until it goes. */
+	if (vcompute_bo_is_export(obj))
+		drm_compute_p2p_pin(&bo->export, NULL);
 	return 0;
 }
 
 static void vcompute_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
-	if (drm_gem_is_imported(obj))
+	if (drm_gem_is_imported(obj)) {
 		dma_buf_vunmap(obj->dma_buf, map);
-	else
-		vunmap(map->vaddr);
+		return;
+	}
+	vunmap(map->vaddr);
+	if (vcompute_bo_is_export(obj))
+		drm_compute_p2p_unpin(&to_vcompute_bo(obj)->export, NULL);
 }
 
 static int vcompute_bo_mmap(struct drm_gem_object *obj, struct vm_area_struct *vma)
@@ -138,7 +161,10 @@ static vm_fault_t vcompute_bo_fault(struct vm_fault *vmf)
 	/* Once the device is unplugged, its memory is gone for userspace. */
 	if (!drm_dev_enter(obj->dev, &idx))
 		return VM_FAULT_SIGBUS;
+	/* An export buffer's pages change under its reservation lock. */
+	dma_resv_lock(obj->resv, NULL);
 	ret = vmf_insert_pfn(vma, vmf->address, page_to_pfn(bo->pages[off]));
+	dma_resv_unlock(obj->resv);
 	drm_dev_exit(idx);
 	return ret;
 }
@@ -151,6 +177,17 @@ static const struct vm_operations_struct vcompute_bo_vm_ops = {
 
 static const struct drm_gem_object_funcs vcompute_bo_funcs = {
 	.free = vcompute_bo_free,
+	.get_sg_table = vcompute_bo_get_sg_table,
+	.vmap = vcompute_bo_vmap,
+	.vunmap = vcompute_bo_vunmap,
+	.mmap = vcompute_bo_mmap,
+	.vm_ops = &vcompute_bo_vm_ops,
+};
+
+/* A buffer made for export: the same, with the P2P-aware dma-buf export. */
+const struct drm_gem_object_funcs vcompute_export_bo_funcs = {
+	.free = vcompute_bo_free,
+	.export = vcompute_p2p_export,
 	.get_sg_table = vcompute_bo_get_sg_table,
 	.vmap = vcompute_bo_vmap,
 	.vunmap = vcompute_bo_vunmap,
@@ -225,6 +262,7 @@ struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
 		kfree(bo);
 		return ERR_PTR(ret);
 	}
+	bo->shmem = true;
 	pages = drm_gem_get_pages(&bo->base);
 	if (IS_ERR(pages)) {
 		ret = PTR_ERR(pages);
@@ -263,6 +301,33 @@ int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
 }
 
 /**
+ * vcompute_p2p_bo_create - &drm_compute_ops.p2p_bo_create
+ * @cfile: the file
+ * @size: bytes, page aligned
+ * @placement: VRAM, or SYSTEM for HOST_ONLY
+ * @flags: the DRM_COMPUTE_BO_EXPORT_* flag
+ * @handle: set to the new handle
+ *
+ * Returns: 0, -ENOSPC, or -ENOMEM.
+ */
+int vcompute_p2p_bo_create(struct drm_compute_file *cfile, u64 size,
+			   u64 placement, u32 flags, u32 *handle)
+{
+	struct vcompute_device *vdev = to_vcompute(cfile->cdev->drm);
+	struct vcompute_bo *bo;
+	int ret;
+
+	bo = vcompute_bo_create(vdev, size, placement);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	bo->base.funcs = &vcompute_export_bo_funcs;
+	drm_compute_p2p_export_init(&bo->export, flags, placement);
+	ret = drm_gem_handle_create(cfile->file, &bo->base, handle);
+	drm_gem_object_put(&bo->base);
+	return ret;
+}
+
+/**
  * vcompute_bo_bindable - &drm_compute_ops.bo_bindable
  * @obj: a GEM object of the file
  *
@@ -270,8 +335,8 @@ int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
  */
 bool vcompute_bo_bindable(struct drm_gem_object *obj)
 {
-	return obj->funcs == &vcompute_bo_funcs && !drm_gem_is_imported(obj) &&
-	       to_vcompute_bo(obj)->pages;
+	return (obj->funcs == &vcompute_bo_funcs || vcompute_bo_is_export(obj)) &&
+	       !drm_gem_is_imported(obj) && to_vcompute_bo(obj)->pages;
 }
 
 /**
@@ -301,27 +366,26 @@ int vcompute_dumb_create(struct drm_file *file, struct drm_device *drm,
 }
 
 /**
- * vcompute_prime_import_sg_table - &drm_driver.gem_prime_import_sg_table
+ * vcompute_bo_import_alloc - a buffer object for an import
  * @drm: the device
- * @attach: the attachment to the foreign dma-buf
- * @sgt: its mapping
+ * @size: the dma-buf's size
  *
- * Returns: a GEM object for the import; the engine never maps it.
+ * The caller sets &drm_gem_object.import_attach and .resv.
+ *
+ * Returns: the object (one reference), or NULL.
  */
-struct drm_gem_object *vcompute_prime_import_sg_table(struct drm_device *drm,
-						      struct dma_buf_attachment *attach,
-						      struct sg_table *sgt)
+struct vcompute_bo *vcompute_bo_import_alloc(struct drm_device *drm,
+					     size_t size)
 {
 	struct vcompute_bo *bo;
 
 	bo = kzalloc_obj(*bo);
 	if (!bo)
-		return ERR_PTR(-ENOMEM);
+		return NULL;
 	bo->base.funcs = &vcompute_bo_funcs;
 	INIT_LIST_HEAD(&bo->blocks);
-	bo->sgt = sgt;
-	drm_gem_private_object_init(drm, &bo->base, attach->dmabuf->size);
-	return &bo->base;
+	drm_gem_private_object_init(drm, &bo->base, size);
+	return bo;
 }
 
 static void vram_fini(struct drm_device *drm, void *arg)

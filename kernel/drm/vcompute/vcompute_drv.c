@@ -22,7 +22,8 @@
  * - buffers in two placements (vcompute_bo.c): "VRAM", device memory whose
  *   addresses the driver allocates with the upstream buddy allocator over
  *   ``vram_mib`` MiB, and system memory backed by shmem; both mmap()able
- *   and exportable through PRIME;
+ *   and exportable through PRIME; buffers made for export to peers carry
+ *   the P2P helper's placement decision and report (vcompute_p2p.c);
  * - GPU VMs on drm_gpuvm with emulated four-level page tables
  *   (vcompute_vm.c): every access of the engine is translated and checked
  *   there, so a bad address faults the queue, never the kernel;
@@ -108,6 +109,9 @@ static const struct drm_compute_ops vcompute_compute_ops = {
 	.svm_attr_set = vcompute_svm_attr_set,
 	.svm_sync = vcompute_svm_sync,
 #endif
+	.p2p_bo_create = vcompute_p2p_bo_create,
+	.p2p_export = vcompute_p2p_export_state,
+	.p2p_move_to_host = vcompute_p2p_move_to_host,
 };
 
 static int vcompute_open(struct drm_device *drm, struct drm_file *file)
@@ -141,7 +145,7 @@ static const struct drm_driver vcompute_driver = {
 	.num_ioctls		= ARRAY_SIZE(vcompute_ioctls),
 	.fops			= &vcompute_fops,
 	.dumb_create		= vcompute_dumb_create,
-	.gem_prime_import_sg_table = vcompute_prime_import_sg_table,
+	.gem_prime_import = vcompute_gem_prime_import,
 
 	.name	= DRIVER_NAME,
 	.desc	= DRIVER_DESC,

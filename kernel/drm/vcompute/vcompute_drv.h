@@ -145,8 +145,13 @@ struct vcompute_bo {
 	struct page **pages;
 	/** @blocks: the device-memory blocks backing a VRAM buffer. */
 	struct list_head blocks;
-	/** @sgt: the mapping of an imported dma-buf. */
-	struct sg_table *sgt;
+	/** @shmem: @pages come from shmem (system memory at creation). */
+	bool shmem;
+	/**
+	 * @export: the export state of a buffer made with a
+	 * DRM_COMPUTE_BO_EXPORT_* flag (vcompute_bo_is_export()).
+	 */
+	struct drm_compute_p2p_export export;
 };
 
 static inline struct vcompute_bo *to_vcompute_bo(struct drm_gem_object *obj)
@@ -155,6 +160,27 @@ static inline struct vcompute_bo *to_vcompute_bo(struct drm_gem_object *obj)
 }
 
 /* vcompute_bo.c */
+extern const struct drm_gem_object_funcs vcompute_export_bo_funcs;
+
+/* Whether @obj is a vcompute buffer made for export to peers. */
+static inline bool vcompute_bo_is_export(struct drm_gem_object *obj)
+{
+	return obj->funcs == &vcompute_export_bo_funcs;
+}
+
+int vcompute_p2p_bo_create(struct drm_compute_file *cfile, u64 size,
+			   u64 placement, u32 flags, u32 *handle);
+void vcompute_bo_release_pages(struct vcompute_device *vdev,
+			       struct page **pages, unsigned long n,
+			       struct list_head *blocks);
+
+/* vcompute_p2p.c */
+struct dma_buf *vcompute_p2p_export(struct drm_gem_object *obj, int flags);
+struct drm_compute_p2p_export *vcompute_p2p_export_state(struct drm_gem_object *obj);
+int vcompute_p2p_move_to_host(struct drm_gem_object *obj);
+struct drm_gem_object *vcompute_gem_prime_import(struct drm_device *drm,
+						 struct dma_buf *dmabuf);
+
 struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
 				       u64 size, u64 placement);
 int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
@@ -162,9 +188,8 @@ int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
 bool vcompute_bo_bindable(struct drm_gem_object *obj);
 int vcompute_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
-struct drm_gem_object *vcompute_prime_import_sg_table(struct drm_device *drm,
-						      struct dma_buf_attachment *attach,
-						      struct sg_table *sgt);
+struct vcompute_bo *vcompute_bo_import_alloc(struct drm_device *drm,
+					     size_t size);
 int vcompute_vram_init(struct vcompute_device *vdev);
 
 /* Page-table entry bits of the emulated GPU. */
@@ -274,6 +299,8 @@ int vcompute_vm_pt_prepare(struct vcompute_vm *vm, u64 va, u64 range);
 void vcompute_vm_pt_set(struct vcompute_vm *vm, u64 va, unsigned long pfn,
 			u64 bits);
 void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range);
+void vcompute_vm_pt_repoint(struct drm_gpuvm *gpuvm, u64 va, u64 range,
+			    struct page **pages);
 
 /**
  * VCOMPUTE_SVM_MAX_REFAULTS - serviced faults one translation may take

@@ -197,6 +197,36 @@ void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range)
 	}
 }
 
+/**
+ * vcompute_vm_pt_repoint - point the entries of a mapping at new pages
+ * @gpuvm: the VM
+ * @va: first address of the mapping
+ * @range: bytes
+ * @pages: the page for each of its pages, in order
+ *
+ * Keeps each entry's permission bits; entries that are not valid stay so.
+ * A buffer that moves (DOC: Export to peer devices) uses it.
+ *
+ * Context: no device access in flight (&vcompute_engine.lock held); takes
+ * &vcompute_vm.pt_lock for writing.
+ */
+void vcompute_vm_pt_repoint(struct drm_gpuvm *gpuvm, u64 va, u64 range,
+			    struct page **pages)
+{
+	struct vcompute_vm *vm = gpuvm_to_vm(gpuvm);
+	u64 i, n = range >> PAGE_SHIFT;
+
+	down_write(&vm->pt_lock);
+	for (i = 0; i < n; i++) {
+		u64 *leaf = pt_leaf(vm, va + (i << PAGE_SHIFT));
+
+		if (leaf && (*leaf & VCOMPUTE_PTE_VALID))
+			*leaf = ((u64)page_to_pfn(pages[i]) << PAGE_SHIFT) |
+				(*leaf & VCOMPUTE_PTE_FLAGS);
+	}
+	up_write(&vm->pt_lock);
+}
+
 static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 			    struct drm_gem_object *obj, u64 offset, u64 flags)
 {
