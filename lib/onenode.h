@@ -239,6 +239,25 @@ int onenode_userq_fields(const struct drm_compute_query_userq *u,
 /** onenode_bo_create() - DRM_COMPUTE_OP_BO_CREATE; *@handle on success. */
 int onenode_bo_create(const struct onenode_device *dev, uint64_t size,
 		      uint64_t placement, uint32_t *handle);
+/**
+ * onenode_bo_create_export() - DRM_COMPUTE_OP_BO_CREATE of a buffer made for
+ * export to peer devices: @flags is one DRM_COMPUTE_BO_EXPORT_* flag
+ * (PREFER_P2P and REQUIRE_P2P take VRAM, HOST_ONLY takes SYSTEM).
+ */
+int onenode_bo_create_export(const struct onenode_device *dev, uint64_t size,
+			     uint64_t placement, uint32_t flags,
+			     uint32_t *handle);
+/**
+ * onenode_p2p_report() - DRM_COMPUTE_OP_P2P_REPORT: where an export buffer
+ * lives, why, and up to @count of its importers.
+ * @rep: filled on success; rep->count is the number of importers now.
+ * @att: room for @count entries, or NULL with @count 0.
+ */
+int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
+		       struct drm_compute_p2p_report *rep,
+		       struct drm_compute_p2p_attachment *att, uint32_t count);
+/** onenode_p2p_reason_name() - "no-p2p-memory" for a DRM_COMPUTE_P2P_REASON_*. */
+const char *onenode_p2p_reason_name(uint32_t reason);
 /** onenode_bo_mmap_offset() - DRM_COMPUTE_OP_BO_MMAP. */
 int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,
 			   uint64_t *offset);

@@ -87,6 +87,8 @@ unsigned long onenode_compute_request(unsigned int base, unsigned int op)
 		return DRM_COMPUTE_IOCTL_USERQ_SIGNAL(base);
 	case DRM_COMPUTE_OP_SVM:
 		return DRM_COMPUTE_IOCTL_SVM(base);
+	case DRM_COMPUTE_OP_P2P_REPORT:
+		return DRM_COMPUTE_IOCTL_P2P_REPORT(base);
 	}
 	return 0;
 }
@@ -176,6 +178,38 @@ int onenode_bo_create(const struct onenode_device *dev, uint64_t size,
 	if (!ret)
 		*handle = args.handle;
 	return ret;
+}
+
+int onenode_bo_create_export(const struct onenode_device *dev, uint64_t size,
+			     uint64_t placement, uint32_t flags,
+			     uint32_t *handle)
+{
+	struct drm_compute_bo_create args;
+	int ret;
+
+	if (!handle)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.size = size;
+	args.placement = placement;
+	args.flags = flags;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_BO_CREATE, &args);
+	if (!ret)
+		*handle = args.handle;
+	return ret;
+}
+
+int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
+		       struct drm_compute_p2p_report *rep,
+		       struct drm_compute_p2p_attachment *att, uint32_t count)
+{
+	if (!rep || (count && !att))
+		return -EINVAL;
+	memset(rep, 0, sizeof(*rep));
+	rep->handle = handle;
+	rep->count = count;
+	rep->attachments = (uintptr_t)att;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_P2P_REPORT, rep);
 }
 
 int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,

@@ -53,6 +53,21 @@ static const char *const fault_names[] = {
 	[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
 };
 
+static const char *const p2p_reason_names[] = {
+	[DRM_COMPUTE_P2P_REASON_NONE] = "p2p",
+	[DRM_COMPUTE_P2P_REASON_HOST_ONLY] = "host-only",
+	[DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P] = "importer-not-p2p",
+	[DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY] = "no-p2p-memory",
+	[DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_PCI] = "importer-not-pci",
+	[DRM_COMPUTE_P2P_REASON_NO_PCI_PATH] = "no-pci-path",
+	[DRM_COMPUTE_P2P_REASON_ACS_REDIRECT] = "acs-redirect",
+	[DRM_COMPUTE_P2P_REASON_IOMMU] = "iommu",
+	[DRM_COMPUTE_P2P_REASON_DMA_MASK] = "dma-mask",
+	[DRM_COMPUTE_P2P_REASON_BAR] = "bar",
+	[DRM_COMPUTE_P2P_REASON_DRIVER] = "driver",
+	[DRM_COMPUTE_P2P_REASON_PINNED] = "pinned",
+};
+
 const char *onenode_feature_name(uint64_t bit)
 {
 	size_t i;
@@ -103,6 +118,13 @@ const char *onenode_status_name(uint32_t status)
 {
 	if (status < ARRAY_SIZE(status_names) && status_names[status])
 		return status_names[status];
+	return "unknown";
+}
+
+const char *onenode_p2p_reason_name(uint32_t reason)
+{
+	if (reason < ARRAY_SIZE(p2p_reason_names) && p2p_reason_names[reason])
+		return p2p_reason_names[reason];
 	return "unknown";
 }
 

@@ -125,6 +125,7 @@ static void test_compute_requests(void)
 		REQ(USERQ_WAIT, drm_compute_userq_wait),
 		REQ(USERQ_SIGNAL, drm_compute_userq_signal),
 		REQ(SVM, drm_compute_svm),
+		REQ(P2P_REPORT, drm_compute_p2p_report),
 	};
 #undef REQ
 	static const unsigned int bases[] = { DRM_VCOMPUTE_COMPUTE_BASE, 0x40 };
@@ -314,6 +315,12 @@ static void test_status_fault_names(void)
 		CHECK_STR(onenode_fault_name(r), faults[r], "fault %u", r);
 	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_SVM_BUSY + 1), "unknown", "fault past the last");
 	CHECK_STR(onenode_fault_name(UINT32_MAX), "unknown", "fault UINT32_MAX");
+	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_NONE), "p2p", "p2p reason none");
+	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY), "no-p2p-memory",
+		  "p2p reason no memory");
+	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_PINNED), "pinned", "p2p reason last");
+	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_PINNED + 1), "unknown",
+		  "p2p reason past the last");
 }
 
 static void test_strerror(void)

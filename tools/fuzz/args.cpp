@@ -170,6 +170,25 @@ void fill_valid(Thread &t, Call &c)
 		put(c, "size", r.pick(pages) * p);
 		put(c, "placement", r.chance(1, 2) ? DRM_COMPUTE_PLACEMENT_VRAM :
 						     DRM_COMPUTE_PLACEMENT_SYSTEM);
+		/* Now and then a buffer made for export, with its placement. */
+		if (r.chance(1, 4)) {
+			const bool vram = get(layout(c.op), c.arg.data(), "placement") ==
+					  DRM_COMPUTE_PLACEMENT_VRAM;
+
+			put(c, "flags", !vram ? DRM_COMPUTE_BO_EXPORT_HOST_ONLY :
+				       r.chance(1, 2) ? DRM_COMPUTE_BO_EXPORT_PREFER_P2P :
+							DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
+		}
+		break;
+	}
+	case DRM_COMPUTE_OP_P2P_REPORT: {
+		static constexpr uint32_t counts[] = { 0, 1, 4 };
+		const uint32_t n = r.pick(counts);
+
+		if (auto b = pick_bo(t, false))
+			put(c, "handle", b->handle);
+		put(c, "count", n);
+		put(c, "attachments", n ? scratch_ptr(t, n * sizeof(drm_compute_p2p_attachment)) : 0);
 		break;
 	}
 	case DRM_COMPUTE_OP_BO_MMAP:

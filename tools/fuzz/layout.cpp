@@ -31,7 +31,8 @@ using BC = drm_compute_bo_create;
 constexpr Field bo_create_f[] = {
 	F(BC, size, Size, 0),
 	F(BC, placement, Flags, DRM_COMPUTE_PLACEMENT_VRAM | DRM_COMPUTE_PLACEMENT_SYSTEM),
-	F(BC, flags, Flags, 0),
+	F(BC, flags, Flags, DRM_COMPUTE_BO_EXPORT_PREFER_P2P | DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P |
+			    DRM_COMPUTE_BO_EXPORT_HOST_ONLY),
 	F(BC, handle, Out, 0),
 };
 
@@ -146,6 +147,26 @@ constexpr Field svm_f[] = {
 	F(SV, flags, Flags, 0),
 };
 
+using PR = drm_compute_p2p_report;
+constexpr Field p2p_report_f[] = {
+	F(PR, handle, Handle, 0),
+	F(PR, flags, Flags, 0),
+	F(PR, attachments, Ptr, 0),
+	F(PR, count, Value, 0),
+	F(PR, export_flags, Out, 0),
+	F(PR, placement, Out, 0),
+	F(PR, reason, Out, 0),
+	F(PR, moves, Out, 0),
+	FR(PR, decided_by, 0, Out),
+	FR(PR, decided_by, 1, Out),
+	FR(PR, decided_by, 2, Out),
+	FR(PR, decided_by, 3, Out),
+	F(PR, refused, Out, 0),
+	F(PR, refused_reason, Out, 0),
+	FR(PR, reserved, 0, Zero),
+	FR(PR, reserved, 1, Zero),
+};
+
 #undef F
 #undef FR
 
@@ -165,6 +186,7 @@ const OpLayout table[] = {
 	L(DRM_COMPUTE_OP_USERQ_WAIT, "USERQ_WAIT", UW, userq_wait_f),
 	L(DRM_COMPUTE_OP_USERQ_SIGNAL, "USERQ_SIGNAL", USG, userq_signal_f),
 	L(DRM_COMPUTE_OP_SVM, "SVM", SV, svm_f),
+	L(DRM_COMPUTE_OP_P2P_REPORT, "P2P_REPORT", PR, p2p_report_f),
 };
 
 #undef L

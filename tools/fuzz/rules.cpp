@@ -100,8 +100,19 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 			return "size zero or unaligned";
 		if (std::popcount(p) != 1 || (p & ~d.dev.placements))
 			return "placement not exactly one the device has";
+		if (std::popcount(g("flags")) > 1)
+			return "more than one export flag";
+		if (g("flags") == DRM_COMPUTE_BO_EXPORT_HOST_ONLY && p != DRM_COMPUTE_PLACEMENT_SYSTEM)
+			return "HOST_ONLY outside system memory";
+		if (g("flags") && g("flags") != DRM_COMPUTE_BO_EXPORT_HOST_ONLY &&
+		    p != DRM_COMPUTE_PLACEMENT_VRAM)
+			return "a P2P export flag outside VRAM";
 		return "";
 	}
+	case DRM_COMPUTE_OP_P2P_REPORT:
+		if (g("count") && !g("attachments"))
+			return "count without attachments";
+		return "";
 	case DRM_COMPUTE_OP_VM_BIND: {
 		const uint64_t op_ = g("op"), va = g("va"), range = g("range");
 		const uint64_t off = g("bo_offset");
@@ -215,7 +226,10 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 std::string unsupported(unsigned op, const uint8_t *a, const DevInfo &d, bool before_tier1)
 {
 	const bool svm = d.dev.features & DRM_COMPUTE_FEATURE_SVM;
+	const bool p2p = d.dev.features & DRM_COMPUTE_FEATURE_P2P_EXPORT;
 
+	if (before_tier1 && op == DRM_COMPUTE_OP_P2P_REPORT && !p2p)
+		return "P2P_REPORT without DRM_COMPUTE_FEATURE_P2P_EXPORT";
 	if (svm)
 		return "";
 	if (before_tier1 && op == DRM_COMPUTE_OP_SVM)
@@ -263,6 +277,12 @@ Verdict static_verdict(unsigned op, const uint8_t *view, const DevInfo &d,
 				v.errs.push_back(ENOENT);
 			v.why = "NULL cu_mask_ptr with a count";
 		}
+		if (op == DRM_COMPUTE_OP_BO_CREATE && get(layout(op), view, "flags") &&
+		    !(d.dev.features & DRM_COMPUTE_FEATURE_P2P_EXPORT)) {
+			v.must_fail = true;
+			v.errs = { EOPNOTSUPP };
+			v.why = "an export flag without DRM_COMPUTE_FEATURE_P2P_EXPORT";
+		}
 		return v;
 	}
 	/* A listed -EINVAL rule: other listed errors may take precedence. */
@@ -307,7 +327,7 @@ bool documented(unsigned op, int err)
 		return true;
 	switch (op) {
 	case DRM_COMPUTE_OP_QUERY: return in({ EINVAL, EOPNOTSUPP, EFAULT }, err);
-	case DRM_COMPUTE_OP_BO_CREATE: return in({ EINVAL, ENOSPC }, err);
+	case DRM_COMPUTE_OP_BO_CREATE: return in({ EINVAL, ENOSPC, EOPNOTSUPP }, err);
 	case DRM_COMPUTE_OP_BO_MMAP: return in({ ENOENT, EINVAL }, err);
 	case DRM_COMPUTE_OP_VM_CREATE: return in({ EINVAL, EOPNOTSUPP, ENOSPC }, err);
 	case DRM_COMPUTE_OP_VM_DESTROY: return in({ ENOENT, EBUSY, EINVAL }, err);
@@ -322,6 +342,8 @@ bool documented(unsigned op, int err)
 	case DRM_COMPUTE_OP_USERQ_SIGNAL: return in({ ENOENT, EIO, ENOSPC, EINVAL }, err);
 	case DRM_COMPUTE_OP_SVM:
 		return in({ EOPNOTSUPP, EINVAL, ENOENT, EPERM, EFAULT }, err);
+	case DRM_COMPUTE_OP_P2P_REPORT:
+		return in({ EOPNOTSUPP, EINVAL, ENOENT, EFAULT }, err);
 	default: return false;
 	}
 }

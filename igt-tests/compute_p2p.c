@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * IGT test of buffers made for export to peer devices
+ * (DRM_COMPUTE_BO_EXPORT_* flags of DRM_COMPUTE_OP_BO_CREATE) and of
+ * DRM_COMPUTE_OP_P2P_REPORT: each flag and its placement, the kernel's
+ * placement decision per importer with its reason, the move of a
+ * PREFER_P2P buffer to system memory under a live CPU mapping and a GPU VM
+ * mapping, REQUIRE_P2P refusing importers, every close order, an unplugged
+ * exporter, invalid input and a race of imports against reports.
+ *
+ * Importers: vgem (a static importer: it cannot take peer memory) and a
+ * second vcompute instance (a dynamic importer that allows peer-to-peer).
+ * vcompute on the faux bus has no PCI BAR, so no importer gets device
+ * memory here: what is checked is that the kernel says so, and why.
+ */
+
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "igt_core.h"
+#include "drmtest.h"
+#include "ioctl_wrappers.h"
+
+#include "compute_igt.h"
+#include "onenode_igt.h"
+
+IGT_TEST_DESCRIPTION("Checks buffers made for export to peer devices: the "
+		     "export flags, the kernel's placement decision per "
+		     "importer and its reason (DRM_COMPUTE_OP_P2P_REPORT), the "
+		     "move of a PREFER_P2P buffer under live mappings, "
+		     "REQUIRE_P2P refusals, close orders, unplug and bad input.");
+
+#define SIZE (16 * COMPUTE_PAGE)
+#define RACE_CHILDREN 3
+#define RACE_ROUNDS 40
+
+static struct compute_dev cd = { .fd = -1 }, peer = { .fd = -1 };
+static int vgem = -1;
+
+static const struct {
+	const char *name;
+	uint32_t flag;
+	uint64_t placement;
+} flags[] = {
+	{ "prefer-p2p", DRM_COMPUTE_BO_EXPORT_PREFER_P2P, DRM_COMPUTE_PLACEMENT_VRAM },
+	{ "require-p2p", DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P, DRM_COMPUTE_PLACEMENT_VRAM },
+	{ "host-only", DRM_COMPUTE_BO_EXPORT_HOST_ONLY, DRM_COMPUTE_PLACEMENT_SYSTEM },
+};
+
+static int open_vgem(void)
+{
+	DIR *dir = opendir("/dev/dri");
+	struct dirent *e;
+	int fd = -1;
+
+	if (!dir)
+		return -1;
+	while (fd < 0 && (e = readdir(dir))) {
+		char path[PATH_MAX];
+
+		if (strncmp(e->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && !onenode_fd_is_driver(fd, "vgem")) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	closedir(dir);
+	return fd;
+}
+
+static uint32_t export_bo(const struct compute_dev *dev, uint64_t size,
+			  uint64_t placement, uint32_t flag)
+{
+	uint32_t handle = 0;
+
+	igt_assert_eq(onenode_bo_create_export(&dev->dev, size, placement, flag, &handle), 0);
+	igt_assert_neq_u32(handle, 0);
+	return handle;
+}
+
+static int prime_fd(const struct compute_dev *dev, uint32_t handle)
+{
+	int fd = -1;
+
+	igt_assert_eq(drmPrimeHandleToFD(dev->fd, handle, DRM_CLOEXEC | DRM_RDWR, &fd), 0);
+	return fd;
+}
+
+/* Import @fd into the DRM file @fd_dev: 0 and *@handle, or -errno. */
+static int import(int fd_dev, int fd, uint32_t *handle)
+{
+	return drmPrimeFDToHandle(fd_dev, fd, handle) ? -errno : 0;
+}
+
+static void report(const struct compute_dev *dev, uint32_t handle,
+		   struct drm_compute_p2p_report *rep,
+		   struct drm_compute_p2p_attachment *att, uint32_t count)
+{
+	igt_assert_eq(onenode_p2p_report(&dev->dev, handle, rep, att, count), 0);
+}
+
+static void assert_reason(uint32_t got, uint32_t want, const char *what)
+{
+	igt_assert_f(got == want, "%s: reason %s, expected %s\n", what,
+		     onenode_p2p_reason_name(got), onenode_p2p_reason_name(want));
+}
+
+/* The device name vcompute instance @name's importer shows. */
+static void instance_dev_name(const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "vcompute.%s", name);
+}
+
+/* A GPU copy of @size bytes from @src_va to @dst_va in @vm. */
+static void gpu_copy(uint32_t vm, uint64_t dst_va, uint64_t src_va, uint64_t size)
+{
+	const struct onenode_queue_params params = {
+		.va = COMPUTE_QUEUE_VA(0),
+		.priority = ONENODE_PRIORITY_DEFAULT,
+	};
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
+	struct compute_queue q;
+
+	compute_queue_init(&cd, vm, &params, &q);
+	compute_emit(&q, pkt, onenode_pkt_copy(pkt, dst_va, src_va, size));
+	compute_sync(&q, compute_submit(&q));
+	compute_queue_fini(&q);
+}
+
+static void create_invalid(void)
+{
+	struct drm_compute_bo_create c = {
+		.size = SIZE,
+		.placement = DRM_COMPUTE_PLACEMENT_VRAM,
+	};
+
+	c.flags = DRM_COMPUTE_BO_EXPORT_HOST_ONLY << 1;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P | DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.flags = DRM_COMPUTE_BO_EXPORT_HOST_ONLY;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
+	c.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.flags = DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.flags = DRM_COMPUTE_BO_EXPORT_HOST_ONLY;
+	c.size = SIZE + 1;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+	c.size = SIZE;
+	c.handle = 1;
+	compute_expect_rejected(&cd, DRM_COMPUTE_OP_BO_CREATE, &c, sizeof(c), -EINVAL);
+}
+
+static void report_invalid(void)
+{
+	struct drm_compute_p2p_report r;
+	uint32_t plain = compute_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM);
+	uint32_t h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM,
+			       DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
+	void *ro;
+
+#define BAD(field, value, err) do {					\
+		memset(&r, 0, sizeof(r));				\
+		r.handle = h;						\
+		r.field = value;					\
+		compute_expect_rejected(&cd, DRM_COMPUTE_OP_P2P_REPORT, &r, sizeof(r), err); \
+	} while (0)
+	BAD(handle, plain, -EINVAL);
+	BAD(handle, 0, -ENOENT);
+	BAD(handle, 0xdeadbeef, -ENOENT);
+	BAD(flags, 1, -EINVAL);
+	BAD(count, 1, -EINVAL);		/* a count without a pointer */
+	BAD(export_flags, 1, -EINVAL);
+	BAD(placement, DRM_COMPUTE_PLACEMENT_SYSTEM, -EINVAL);
+	BAD(reason, 1, -EINVAL);
+	BAD(moves, 1, -EINVAL);
+	BAD(decided_by[31], 'x', -EINVAL);
+	BAD(refused, 1, -EINVAL);
+	BAD(refused_reason, 1, -EINVAL);
+	BAD(reserved[0], 1, -EINVAL);
+	BAD(reserved[1], 1, -EINVAL);
+#undef BAD
+
+	/* With an importer, an unwritable array faults and the argument stays. */
+	{
+		int fd = prime_fd(&cd, h);
+		uint32_t imp = 0;
+
+		igt_assert_eq(import(peer.fd, fd, &imp), 0);
+		ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		igt_assert(ro != MAP_FAILED);
+		memset(&r, 0, sizeof(r));
+		r.handle = h;
+		r.count = 1;
+		r.attachments = (uintptr_t)ro;
+		compute_expect_rejected(&cd, DRM_COMPUTE_OP_P2P_REPORT, &r, sizeof(r), -EFAULT);
+		munmap(ro, 4096);
+		/* A count of 0 learns the number without writing. */
+		report(&cd, h, &r, NULL, 0);
+		igt_assert_eq_u32(r.count, 1);
+		compute_bo_close(&peer, imp);
+		close(fd);
+	}
+	compute_bo_close(&cd, h);
+	compute_bo_close(&cd, plain);
+}
+
+/* A PREFER_P2P buffer with data, bound and mapped; @importer_fd imports it. */
+static void prefer_moves(int importer_fd, uint32_t want_reason, const char *want_name,
+			 uint32_t want_flags)
+{
+	struct drm_compute_p2p_attachment att[2];
+	struct drm_compute_p2p_report r;
+	uint32_t vm = compute_vm(&cd), h, imp = 0;
+	struct compute_buf out;
+	size_t bad = 0;
+	void *cpu;
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	cpu = compute_bo_map(&cd, h, SIZE);
+	compute_fill_pattern(cpu, SIZE, 71);
+	compute_map(&cd, vm, h, 0, COMPUTE_BUF_VA(0), SIZE, 0);
+	compute_buf_init(&cd, vm, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, COMPUTE_BUF_VA(1), 0, &out);
+
+	report(&cd, h, &r, att, 2);
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NONE, "before export");
+	igt_assert_eq_u32(r.count, 0);
+
+	fd = prime_fd(&cd, h);
+	igt_assert_eq(import(importer_fd, fd, &imp), 0);
+
+	report(&cd, h, &r, att, 2);
+	igt_assert_eq_u32(r.export_flags, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	assert_reason(r.reason, want_reason, "the buffer");
+	igt_assert_eq_u32(r.moves, 1);
+	igt_assert_eq_u32(r.refused, 0);
+	igt_assert_eq_u32(r.count, 1);
+	igt_assert_f(!strcmp(r.decided_by, want_name), "decided by '%s', expected '%s'\n",
+		     r.decided_by, want_name);
+	igt_assert_f(!strcmp(att[0].importer, want_name), "importer '%s'\n", att[0].importer);
+	igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_HOST);
+	assert_reason(att[0].reason, want_reason, "the attachment");
+	igt_assert_eq_u32(att[0].flags, want_flags);
+
+	/* The CPU mapping made before the move sees the data, and writes stick. */
+	igt_assert_f(compute_check_pattern(cpu, SIZE, 71, &bad),
+		     "CPU mapping after the move: bad at byte %zu\n", bad);
+	/* The GPU VM mapping followed the move: a queue copies the data out. */
+	gpu_copy(vm, out.va, COMPUTE_BUF_VA(0), SIZE);
+	igt_assert_f(compute_check_pattern(out.cpu, SIZE, 71, &bad),
+		     "GPU read after the move: bad at byte %zu\n", bad);
+	/* And GPU writes land where the CPU looks. */
+	compute_fill_pattern(out.cpu, SIZE, 72);
+	gpu_copy(vm, COMPUTE_BUF_VA(0), out.va, SIZE);
+	igt_assert_f(compute_check_pattern(cpu, SIZE, 72, &bad),
+		     "CPU read of a GPU write after the move: bad at byte %zu\n", bad);
+
+	munmap(cpu, SIZE);
+	compute_unmap(&cd, vm, COMPUTE_BUF_VA(0), SIZE);
+	compute_buf_fini(&cd, &out);
+	close(fd);
+	igt_assert_eq(drmCloseBufferHandle(importer_fd, imp), 0);
+	report(&cd, h, &r, att, 2);
+	igt_assert_eq_u32(r.count, 0);
+	/* Nothing moves the buffer back. */
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	compute_bo_close(&cd, h);
+	compute_vm_destroy(&cd, vm);
+}
+
+static void require_refuses(void)
+{
+	struct drm_compute_p2p_report r;
+	uint32_t h, imp = 0;
+	size_t bad = 0;
+	void *cpu;
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
+	cpu = compute_bo_map(&cd, h, SIZE);
+	compute_fill_pattern(cpu, SIZE, 81);
+	fd = prime_fd(&cd, h);
+
+	igt_assert_eq(import(vgem, fd, &imp), -EBUSY);
+	report(&cd, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.refused, 1);
+	assert_reason(r.refused_reason, DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P, "vgem refused");
+
+	igt_assert_eq(import(peer.fd, fd, &imp), -EBUSY);
+	report(&cd, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.refused, 2);
+	assert_reason(r.refused_reason, DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY, "vcompute refused");
+
+	/* Still in device memory, untouched, no importer, nothing moved. */
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NONE, "the buffer");
+	igt_assert_eq_u32(r.count, 0);
+	igt_assert_eq_u32(r.moves, 0);
+	igt_assert_f(compute_check_pattern(cpu, SIZE, 81, &bad), "bad at byte %zu\n", bad);
+	munmap(cpu, SIZE);
+	close(fd);
+	compute_bo_close(&cd, h);
+}
+
+static void host_only_importers(void)
+{
+	struct drm_compute_p2p_attachment att[2];
+	struct drm_compute_p2p_report r;
+	uint32_t h, iv = 0, ip = 0;
+	char name[64];
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
+	fd = prime_fd(&cd, h);
+	igt_assert_eq(import(vgem, fd, &iv), 0);
+	igt_assert_eq(import(peer.fd, fd, &ip), 0);
+
+	/* One entry asked for, two importers there. */
+	memset(att, 0, sizeof(att));
+	report(&cd, h, &r, att, 1);
+	igt_assert_eq_u32(r.count, 2);
+	igt_assert_eq(att[1].importer[0], 0);
+	report(&cd, h, &r, att, 2);
+	igt_assert_eq_u32(r.export_flags, DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_HOST_ONLY, "the buffer");
+	igt_assert_eq_u32(r.moves, 0);
+	igt_assert_eq(r.decided_by[0], 0);
+	/* Oldest first: vgem (static; it maps only on use), then the peer. */
+	igt_assert_f(!strcmp(att[0].importer, "vgem"), "first importer '%s'\n", att[0].importer);
+	igt_assert_eq_u32(att[0].flags, 0);
+	instance_dev_name("p2ppeer", name, sizeof(name));
+	igt_assert_f(!strcmp(att[1].importer, name), "second importer '%s'\n", att[1].importer);
+	igt_assert_eq_u32(att[1].flags, DRM_COMPUTE_P2P_ATTACH_DYNAMIC);
+	for (int i = 0; i < 2; i++) {
+		igt_assert_eq_u32(att[i].map, DRM_COMPUTE_P2P_MAP_HOST);
+		assert_reason(att[i].reason, DRM_COMPUTE_P2P_REASON_HOST_ONLY, "an attachment");
+	}
+	igt_assert_eq(drmCloseBufferHandle(vgem, iv), 0);
+	compute_bo_close(&peer, ip);
+	close(fd);
+	compute_bo_close(&cd, h);
+}
+
+/* @order 0: importer closes first; 1: exporter closes first. */
+static void close_order(int order)
+{
+	struct drm_compute_p2p_report r;
+	uint32_t h, imp = 0;
+	size_t bad = 0;
+	void *m;
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	m = compute_bo_map(&cd, h, SIZE);
+	compute_fill_pattern(m, SIZE, 91 + order);
+	munmap(m, SIZE);
+	fd = prime_fd(&cd, h);
+	igt_assert_eq(import(peer.fd, fd, &imp), 0);
+	close(fd);
+	if (order == 0) {
+		compute_bo_close(&peer, imp);
+		report(&cd, h, &r, NULL, 0);
+		igt_assert_eq_u32(r.count, 0);
+		m = compute_bo_map(&cd, h, SIZE);
+		igt_assert_f(compute_check_pattern(m, SIZE, 91, &bad), "bad at %zu\n", bad);
+		munmap(m, SIZE);
+		compute_bo_close(&cd, h);
+	} else {
+		compute_bo_close(&cd, h);
+		/* The importer keeps the buffer alive and reads it through its exporter. */
+		m = compute_bo_map(&peer, imp, SIZE);
+		igt_assert_f(compute_check_pattern(m, SIZE, 92, &bad), "bad at %zu\n", bad);
+		munmap(m, SIZE);
+		compute_bo_close(&peer, imp);
+	}
+}
+
+static void unplug_exporter(void)
+{
+	struct compute_dev gone = { .fd = -1 };
+	uint32_t h, imp = 0;
+	int fd;
+
+	compute_instance_up("p2pgone", 16, &gone);
+	h = export_bo(&gone, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	fd = prime_fd(&gone, h);
+	igt_assert_eq(import(cd.fd, fd, &imp), 0);
+	close(fd);
+	compute_instance_remove("p2pgone");
+	/* The exporter's file still works for closing; the import goes cleanly. */
+	compute_bo_close(&cd, imp);
+	compute_close(&gone);
+}
+
+/* Children import and close while the parent reads reports. */
+static void race_import_report(void)
+{
+	struct drm_compute_p2p_attachment att[RACE_CHILDREN + 1];
+	struct drm_compute_p2p_report r;
+	uint32_t h;
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
+	fd = prime_fd(&cd, h);
+	igt_fork(child, RACE_CHILDREN) {
+		for (int i = 0; i < RACE_ROUNDS; i++) {
+			uint32_t imp = 0;
+
+			igt_assert_eq(import(peer.fd, fd, &imp), 0);
+			/* Children share the peer file: a handle may already be closed. */
+			onenode_bo_close(&peer.dev, imp);
+		}
+	}
+	for (int i = 0; i < RACE_ROUNDS; i++) {
+		report(&cd, h, &r, att, RACE_CHILDREN + 1);
+		igt_assert_lte(r.count, 1);	/* one file imports once: one attachment */
+		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_HOST_ONLY, "racing");
+	}
+	igt_waitchildren();
+	report(&cd, h, &r, att, RACE_CHILDREN + 1);
+	igt_assert_eq_u32(r.count, 0);
+	close(fd);
+	compute_bo_close(&cd, h);
+}
+
+igt_main
+{
+	igt_fixture {
+		compute_open(&cd);
+		compute_require_userq(&cd);
+		igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_P2P_EXPORT,
+			      "the device reports P2P_EXPORT\n");
+		compute_instance_up("p2ppeer", 16, &peer);
+		vgem = open_vgem();
+	}
+
+	igt_describe("Each export flag creates a buffer in the placement it takes; "
+		     "the report gives the flag, the placement and why, with no "
+		     "importer yet.");
+	igt_subtest_with_dynamic("create-flags") {
+		for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(flags); i++) {
+			igt_dynamic(flags[i].name) {
+				struct drm_compute_p2p_report r;
+				uint32_t h = export_bo(&cd, SIZE, flags[i].placement, flags[i].flag);
+
+				report(&cd, h, &r, NULL, 0);
+				igt_assert_eq_u32(r.export_flags, flags[i].flag);
+				igt_assert_eq_u64(r.placement, flags[i].placement);
+				assert_reason(r.reason,
+					      flags[i].flag == DRM_COMPUTE_BO_EXPORT_HOST_ONLY ?
+					      DRM_COMPUTE_P2P_REASON_HOST_ONLY :
+					      DRM_COMPUTE_P2P_REASON_NONE, flags[i].name);
+				igt_assert_eq_u32(r.count, 0);
+				igt_assert_eq_u32(r.moves, 0);
+				igt_assert_eq_u32(r.refused, 0);
+				compute_bo_close(&cd, h);
+			}
+		}
+	}
+
+	igt_describe("Unknown export flags, two flags, a flag with a placement it "
+		     "does not take, a bad size and a non-zero handle fail with "
+		     "-EINVAL and leave the argument as it was.");
+	igt_subtest("create-invalid")
+		create_invalid();
+
+	igt_describe("The report refuses buffers made without an export flag, "
+		     "unknown handles, non-zero flags, out and reserved fields, a "
+		     "count without a pointer, and an unwritable array (-EFAULT), "
+		     "leaving the argument as it was.");
+	igt_subtest("report-invalid")
+		report_invalid();
+
+	igt_describe("A PREFER_P2P buffer in device memory that a static importer "
+		     "(vgem) imports moves to system memory: the report names vgem "
+		     "and 'importer not P2P-capable'; CPU and GPU mappings made "
+		     "before the move see the same data afterwards.");
+	igt_subtest("prefer-static-importer-moves") {
+		igt_require_f(vgem >= 0, "vgem is loaded\n");
+		prefer_moves(vgem, DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P, "vgem", 0);
+	}
+
+	igt_describe("A dynamic importer that allows peer-to-peer (a second "
+		     "vcompute) still cannot reach device memory on the faux bus: "
+		     "the buffer moves and the report says the exporter has no "
+		     "P2P memory.");
+	igt_subtest("prefer-dynamic-importer-moves") {
+		char name[64];
+
+		instance_dev_name("p2ppeer", name, sizeof(name));
+		prefer_moves(peer.fd, DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY, name,
+			     DRM_COMPUTE_P2P_ATTACH_DYNAMIC);
+	}
+
+	igt_describe("A REQUIRE_P2P buffer refuses importers that cannot reach "
+		     "device memory with -EBUSY, counts each refusal with its "
+		     "reason, and stays in device memory with its data.");
+	igt_subtest("require-p2p-refuses") {
+		igt_require_f(vgem >= 0, "vgem is loaded\n");
+		require_refuses();
+	}
+
+	igt_describe("A HOST_ONLY buffer lists every importer, oldest first, with "
+		     "its device, its flags (static or dynamic) and the reason; "
+		     "a short array gets the first entries and the full count.");
+	igt_subtest("host-only-importers") {
+		igt_require_f(vgem >= 0, "vgem is loaded\n");
+		host_only_importers();
+	}
+
+	igt_describe("The importer closes first (the report forgets it, the "
+		     "exporter's data is intact), or the exporter closes first "
+		     "(the import keeps the buffer and reads it).");
+	igt_subtest_with_dynamic("close-order") {
+		igt_dynamic("importer-first")
+			close_order(0);
+		igt_dynamic("exporter-first")
+			close_order(1);
+	}
+
+	igt_describe("The exporting device is unplugged while another device "
+		     "imports its buffer; the import closes cleanly.");
+	igt_subtest("unplug-exporter")
+		unplug_exporter();
+
+	igt_describe("Processes import and close one dma-buf while the exporter "
+		     "reads reports: every report is consistent and the last one "
+		     "has no importer.");
+	igt_subtest("race-import-report")
+		race_import_report();
+
+	igt_fixture {
+		if (vgem >= 0)
+			close(vgem);
+		compute_close(&peer);
+		compute_instance_remove("p2ppeer");
+		compute_close(&cd);
+	}
+}
