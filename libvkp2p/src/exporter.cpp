@@ -16,6 +16,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <xf86drm.h>
+
 #include "onenode.h"
 #include "state.hpp"
 #include "topology.hpp"
@@ -30,6 +32,8 @@ ExportedBuffer::~ExportedBuffer()
 		close(dmabuf_fd);
 	if (memfd >= 0)
 		close(memfd);
+	if (node_fd >= 0)
+		close(node_fd); // the handle goes with the file
 }
 
 int ExportedBuffer::map_for_import()
@@ -97,7 +101,7 @@ int HostExporter::allocate(size_t size, ExportedBuffer *out, std::string *why)
 	return 0;
 }
 
-int RenderNodeExporter::allocate(size_t, ExportedBuffer *, std::string *why)
+int RenderNodeExporter::allocate(size_t size, ExportedBuffer *out, std::string *why)
 {
 	// What the node can do comes from its DEVICE query report (libonenode).
 	onenode_device dev;
@@ -109,18 +113,74 @@ int RenderNodeExporter::allocate(size_t, ExportedBuffer *, std::string *why)
 	drm_compute_query_device report;
 	ret = onenode_query_device(&dev, &report);
 	const std::string name = node_ + " (" + dev.driver + ")";
-	onenode_close(&dev);
 	if (ret) {
+		onenode_close(&dev);
 		*why = name + ": no DRM compute DEVICE report: " + onenode_strerror(ret);
 		return ret;
 	}
 	char features[128];
 	onenode_features_string(report.features, features, sizeof(features));
-	if (!(report.features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
-		*why = name + ": the device does not report p2p-export (features: " + features + ")";
-	else
-		*why = name + ": reports p2p-export, but libvkp2p has no allocation path for it yet";
-	return -EOPNOTSUPP;
+	if (!(report.features & DRM_COMPUTE_FEATURE_P2P_EXPORT) ||
+	    !(report.placements & DRM_COMPUTE_PLACEMENT_VRAM)) {
+		onenode_close(&dev);
+		*why = name + ": the device does not report p2p-export with device memory (features: " +
+		       features + ")";
+		return -EOPNOTSUPP;
+	}
+	if (size == 0) {
+		onenode_close(&dev);
+		return 0;
+	}
+	uint32_t handle = 0;
+	const uint32_t flag = require_ ? DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P : DRM_COMPUTE_BO_EXPORT_PREFER_P2P;
+	ret = onenode_bo_create_export(&dev, size, DRM_COMPUTE_PLACEMENT_VRAM, flag, &handle);
+	if (ret) {
+		onenode_close(&dev);
+		*why = name + ": allocating " + std::to_string(size) + " bytes of device memory: " +
+		       onenode_strerror(ret);
+		return ret;
+	}
+	int fd = -1;
+	if (drmPrimeHandleToFD(dev.fd, handle, DRM_CLOEXEC | DRM_RDWR, &fd)) {
+		ret = -errno;
+		onenode_close(&dev);
+		*why = name + ": exporting the buffer as a dma-buf: " + onenode_strerror(ret);
+		return ret;
+	}
+	out->size = size;
+	out->dmabuf_fd = fd;
+	out->node_fd = dev.fd; // owned by @out from here on
+	out->bo_handle = handle;
+	out->placement = VK_NIC_MEMORY_PLACEMENT_DEVICE_LOCAL_ONENODE;
+	return 0;
+}
+
+int render_node_report(const ExportedBuffer &buf, VkNicMemoryPlacementONENODE *placement, std::string *text)
+{
+	onenode_device dev;
+	int ret = onenode_device_from_fd(buf.node_fd, &dev);
+	if (ret)
+		return ret;
+	drm_compute_p2p_attachment att[4] = {};
+	drm_compute_p2p_report rep;
+	ret = onenode_p2p_report(&dev, buf.bo_handle, &rep, att, 4);
+	if (ret)
+		return ret;
+	const bool vram = rep.placement == DRM_COMPUTE_PLACEMENT_VRAM;
+	*placement = vram ? VK_NIC_MEMORY_PLACEMENT_DEVICE_LOCAL_ONENODE : VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE;
+	std::string t = std::string("kernel: ") + (vram ? "device memory" : "system memory");
+	if (!vram)
+		t += std::string(" (moved for ") + rep.decided_by + ": " + onenode_p2p_reason_name(rep.reason) + ")";
+	t += ", " + std::to_string(rep.count) + " importer(s)";
+	for (uint32_t i = 0; i < rep.count && i < 4; i++)
+		t += std::string(i ? ", " : ": ") + att[i].importer + " " +
+		     (att[i].map == DRM_COMPUTE_P2P_MAP_PEER ? "p2p" : "host") +
+		     (att[i].reason ? std::string(" (") + onenode_p2p_reason_name(att[i].reason) + ")" : "");
+	if (rep.refused)
+		t += ", " + std::to_string(rep.refused) + " refused (last: " +
+		     onenode_p2p_reason_name(rep.refused_reason) + ")";
+	*text = t;
+	return 0;
 }
 
 DeviceExporterStatus device_exporter_status(InstanceData *inst, VkPhysicalDevice phys, const DriverCaps &caps)
@@ -152,6 +212,11 @@ DeviceExporterStatus device_exporter_status(InstanceData *inst, VkPhysicalDevice
 			topology::render_node_pci_path(root, static_cast<unsigned>(drm.renderMinor), &pci);
 	}
 	st.pci_path = pci;
+	// A compute render node named by the user stands for the device's own
+	// (a driver without VK_EXT_physical_device_drm, or a CPU implementation
+	// paired with a compute device for testing).
+	if (const char *node = std::getenv("VKP2P_RENDER_NODE"); node && *node)
+		st.render_node = node;
 	if (st.render_node.empty() && !pci.empty()) {
 		// Bus info only: the render node is a child of the PCI function.
 		if (DIR *d = opendir((pci + "/drm").c_str())) {
@@ -167,7 +232,7 @@ DeviceExporterStatus device_exporter_status(InstanceData *inst, VkPhysicalDevice
 			 "(no VK_EXT_physical_device_drm render node, e.g. a CPU implementation)";
 		return st;
 	}
-	// The allocation uapi is later kernel work: the exporter says why.
+	// Whether the node can allocate NIC memory: the exporter says why not.
 	RenderNodeExporter exporter(st.render_node);
 	ExportedBuffer probe;
 	if (exporter.allocate(0, &probe, &st.why) == 0) {

@@ -9,10 +9,11 @@
 // - HostExporter: memfd pages, exported as a dma-buf through udmabuf when
 //   /dev/udmabuf exists (the host path).
 // - RenderNodeExporter: device memory of the render node that belongs to
-//   the Vulkan physical device (the P2P path). The render node's
-//   NIC-memory allocation uapi comes with later kernel work; until then it
-//   reports why it cannot allocate, from the node's DRM compute DEVICE
-//   report read through libonenode (no compute uapi, no p2p-export feature).
+//   the Vulkan physical device (the P2P path), made for export through the
+//   DRM compute uapi (DRM_COMPUTE_BO_EXPORT_* flags, PRIME export) where the
+//   node reports p2p-export. Where the buffer lives and why is the kernel's
+//   answer (DRM_COMPUTE_OP_P2P_REPORT), read again at every query: the
+//   layer never guesses it.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -32,6 +33,8 @@ struct ExportedBuffer {
 	int dmabuf_fd = -1; // what the NIC imports; -1 when there is no exporter
 	int memfd = -1;	    // backing of host memory, -1 for device memory
 	void *map = nullptr; // CPU mapping when the driver imports a host pointer
+	int node_fd = -1;    // render node of device memory, -1 for host memory
+	uint32_t bo_handle = 0; // the buffer in @node_fd, for the kernel's report
 	size_t size = 0;
 	VkNicMemoryPlacementONENODE placement = VK_NIC_MEMORY_PLACEMENT_NONE_ONENODE;
 
@@ -59,17 +62,30 @@ public:
 	int allocate(size_t size, ExportedBuffer *out, std::string *why) override;
 };
 
-// Returns -EOPNOTSUPP (or the error of opening or querying the node) with
-// @why naming the node, its driver and the reason.
+// Device memory of a render node with the p2p-export feature.
+// allocate() returns -EOPNOTSUPP (or the error of opening or querying the
+// node) with @why naming the node, its driver and the reason; a @size of 0
+// only checks that the node can allocate. @require: the kernel refuses
+// importers that cannot reach device memory (REQUIRE_P2P) instead of moving
+// the buffer to host memory (PREFER_P2P).
 class RenderNodeExporter final : public MemoryExporter {
 public:
-	explicit RenderNodeExporter(std::string render_node) : node_(std::move(render_node)) {}
+	explicit RenderNodeExporter(std::string render_node, bool require = false)
+		: node_(std::move(render_node)), require_(require)
+	{
+	}
 	const char *name() const override { return "render node"; }
 	int allocate(size_t size, ExportedBuffer *out, std::string *why) override;
 
 private:
 	std::string node_;
+	bool require_;
 };
+
+// The kernel's report on device memory from a RenderNodeExporter: where it
+// lives and, in words, why and who imports it. 0 or -errno.
+int render_node_report(const ExportedBuffer &buf, VkNicMemoryPlacementONENODE *placement,
+		       std::string *text);
 
 // Whether host memory can be exported to a NIC as a dma-buf here.
 bool host_exporter_available();

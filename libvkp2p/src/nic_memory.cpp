@@ -28,6 +28,8 @@ struct NicMemory {
 	VkDeviceMemory memory = VK_NULL_HANDLE;
 	ExportedBuffer buffer;
 	VkNicMemoryPlacementInfoONENODE placement{};
+	// Device memory: the layer's part of the description, before the kernel's.
+	char device_desc[VK_MAX_NIC_MEMORY_DESCRIPTION_SIZE_ONENODE] = {};
 	const VkAllocationCallbacks *alloc = nullptr;
 	VkAllocationCallbacks alloc_copy{};
 };
@@ -290,7 +292,8 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 	std::string why;
 	int err;
 	if (device_path) {
-		RenderNodeExporter exp(d.render_node);
+		RenderNodeExporter exp(d.render_node,
+				       nic_info->policy == VK_NIC_MEMORY_POLICY_REQUIRE_P2P_ONENODE);
 		err = exp.allocate(static_cast<size_t>(size), &rec->buffer, &why);
 	} else {
 		HostExporter exp;
@@ -357,6 +360,11 @@ VKAPI_ATTR VkResult VKAPI_CALL AllocateMemory(VkDevice device, const VkMemoryAll
 	if (device_path) {
 		pl.reason = VK_NIC_MEMORY_REASON_P2P_ONENODE;
 		desc = d.p2p_why + ", " + how;
+		copy_description(rec->device_desc, desc);
+		std::string kernel;
+		VkNicMemoryPlacementONENODE where;
+		if (render_node_report(rec->buffer, &where, &kernel) == 0)
+			desc += "; " + kernel;
 	} else if (nic_info->policy == VK_NIC_MEMORY_POLICY_HOST_ONENODE) {
 		pl.reason = VK_NIC_MEMORY_REASON_POLICY_HOST_ONENODE;
 		desc = std::string("host memory (memfd) as the application asked, ") + how;
@@ -452,6 +460,15 @@ VKAPI_ATTR void VKAPI_CALL GetNicMemoryPlacementONENODE(VkDevice device, VkDevic
 	}
 	*pPlacement = m->placement;
 	pPlacement->pNext = pnext;
+	// Device memory: where it lives now is the kernel's answer (an importer
+	// that cannot reach device memory moves a PREFER_P2P buffer to host
+	// memory, and a REQUIRE_P2P buffer refuses it).
+	std::string kernel;
+	VkNicMemoryPlacementONENODE where;
+	if (m->buffer.node_fd >= 0 && render_node_report(m->buffer, &where, &kernel) == 0) {
+		pPlacement->placement = where;
+		copy_description(pPlacement->description, std::string(m->device_desc) + "; " + kernel);
+	}
 }
 
 namespace {

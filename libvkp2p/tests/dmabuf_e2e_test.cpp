@@ -10,6 +10,11 @@
 // VKP2P_IMPORT selects the import path under test: unset = dma-buf import
 // (lavapipe has it), "host" = the same udmabuf memory imported through
 // VK_EXT_external_memory_host.
+//
+// A second case pairs lavapipe with the vcompute render node
+// (VKP2P_RENDER_NODE): REQUIRE_P2P memory is then device memory of vcompute,
+// made for export by the kernel (DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P), and
+// its placement report is the kernel's.
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -22,6 +27,7 @@
 
 #include "compute.hpp"
 #include "nic_memory.hpp"
+#include "onenode.h"
 #include "packets.hpp"
 #include "producer.hpp"
 #include "vk_env.hpp"
@@ -37,10 +43,11 @@ const uint32_t kChecksumSpv[] = {
 
 } // namespace
 
-TEST(NicIngest, SecondProcessWritesShaderVerifies)
+// NIC memory of @policy, written by a second process, checksummed by a
+// shader; the layer must report @want as its placement, with @text in its
+// description when not NULL.
+static void ingest(VkNicMemoryPolicyONENODE policy, VkNicMemoryPlacementONENODE want, const char *text)
 {
-	if (access("/dev/udmabuf", R_OK | W_OK) != 0)
-		GTEST_SKIP() << "needs /dev/udmabuf (the test VM has it)";
 	const char *force = std::getenv("VKP2P_IMPORT");
 	const bool host_import = force && !std::strcmp(force, "host");
 
@@ -77,15 +84,17 @@ TEST(NicIngest, SecondProcessWritesShaderVerifies)
 	int type = find_memory_type(env.phys, req.memoryTypeBits & s.memoryTypeBits, 0);
 	ASSERT_GE(type, 0);
 	VkDeviceMemory mem;
-	ASSERT_EQ(allocate_nic_memory(env.device, req.size, static_cast<uint32_t>(type),
-				      VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE, nullptr, &mem),
+	ASSERT_EQ(allocate_nic_memory(env.device, req.size, static_cast<uint32_t>(type), policy, nullptr, &mem),
 		  VK_SUCCESS);
 	ASSERT_TRUE(packets.bind(mem, &err)) << err;
 
 	VkNicMemoryPlacementInfoONENODE pl{};
 	pl.sType = VK_STRUCTURE_TYPE_NIC_MEMORY_PLACEMENT_INFO_ONENODE;
 	placement(env.device, mem, &pl);
-	EXPECT_EQ(pl.placement, VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE) << "lavapipe: no device memory";
+	EXPECT_EQ(pl.placement, want) << pl.description;
+	if (text) {
+		EXPECT_NE(std::strstr(pl.description, text), nullptr) << pl.description;
+	}
 	EXPECT_EQ(pl.importHandleType, props.importHandleType);
 	EXPECT_EQ(pl.dmaBufExportable, VK_TRUE);
 	std::printf("placement: %s\n", pl.description);
@@ -164,4 +173,30 @@ TEST(NicIngest, SecondProcessWritesShaderVerifies)
 	packets.destroy();
 	env.destroy();
 	EXPECT_EQ(g_messages.load(), 0) << "validation messages (see stderr)";
+}
+
+TEST(NicIngest, SecondProcessWritesShaderVerifies)
+{
+	if (access("/dev/udmabuf", R_OK | W_OK) != 0)
+		GTEST_SKIP() << "needs /dev/udmabuf (the test VM has it)";
+	// lavapipe has no device memory: the layer takes host memory.
+	ingest(VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE, VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE, nullptr);
+}
+
+TEST(NicIngest, RenderNodeDeviceMemory)
+{
+	const char *force = std::getenv("VKP2P_IMPORT");
+	if (force && !std::strcmp(force, "host"))
+		GTEST_SKIP() << "device memory is imported as a dma-buf only";
+	if (access("/dev/udmabuf", R_OK | W_OK) != 0)
+		GTEST_SKIP() << "needs /dev/udmabuf (the test VM has it)";
+	onenode_device dev;
+	if (onenode_open_driver("vcompute", nullptr, &dev))
+		GTEST_SKIP() << "needs a vcompute render node (the test VM has one)";
+	const std::string node = dev.path;
+	onenode_close(&dev);
+	ASSERT_EQ(setenv("VKP2P_RENDER_NODE", node.c_str(), 1), 0);
+	ingest(VK_NIC_MEMORY_POLICY_REQUIRE_P2P_ONENODE, VK_NIC_MEMORY_PLACEMENT_DEVICE_LOCAL_ONENODE,
+	       "kernel: device memory");
+	unsetenv("VKP2P_RENDER_NODE");
 }

@@ -3,8 +3,8 @@
 //
 // RenderNodeExporter's reasons without a compute device: a node that does
 // not exist and a file that is no DRM node are named with libonenode's
-// message. (With vcompute, the reason is the missing p2p-export feature of
-// its DEVICE report, seen by the vm tests through the layer.)
+// message. (Allocation on vcompute, with the kernel's placement report, is
+// the vm test vkp2p-dmabuf-e2e's NicIngest.RenderNodeDeviceMemory.)
 #include <gtest/gtest.h>
 
 #include <cerrno>
