@@ -61,7 +61,8 @@ struct vcompute_engine {
 	 * @lock: protects @queues and every queue's engine state
 	 * (&struct vcompute_queue fields marked "engine"). The thread holds it
 	 * while it runs a round, so holding it means no queue is executing.
-	 * Taken inside &drm_compute_userq.ctl_lock; the helper's
+	 * Taken inside &drm_compute_userq.ctl_lock and outside a buffer's
+	 * reservation lock (a move, vcompute_p2p.c); the helper's
 	 * &drm_compute_userq.lock nests inside it.
 	 */
 	struct mutex lock;

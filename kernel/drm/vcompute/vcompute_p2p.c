@@ -15,13 +15,16 @@
  * _IMPORTER_NOT_P2P for a static importer), a REQUIRE_P2P buffer refuses
  * them, and a PREFER_P2P buffer moves to system memory on the first attach.
  *
- * The move (vcompute_p2p_move_to_host()) runs with the buffer's reservation
- * lock held: it allocates system pages, unmaps the buffer's CPU mappings
- * (they fault again, under the reservation lock, and find the new pages),
- * then, with &vcompute_engine.lock held so that no queue touches memory,
- * copies the data, points every GPU VM mapping of the buffer at the new
- * pages and swaps the page array; the device-memory pages and their buddy
- * blocks go back afterwards.
+ * The move (vcompute_p2p_move_to_host()) runs with &vcompute_engine.lock
+ * held, so that no queue touches memory, and the buffer's reservation lock
+ * inside it (the engine takes mmap_lock for SVM faults and reservation
+ * locks nest in mmap_lock, so the engine lock is the outer one; the attach
+ * callback takes it before the helper takes the reservation lock). It
+ * allocates system pages, unmaps the buffer's CPU mappings (they fault
+ * again, under the reservation lock, and find the new pages), copies the
+ * data, points every GPU VM mapping of the buffer at the new pages and
+ * swaps the page array; the device-memory pages and their buddy blocks go
+ * back afterwards.
  *
  * As an importer, vcompute attaches dynamically with peer-to-peer allowed:
  * the engine never maps an import (DOC: Buffers), so an import holds no
@@ -61,13 +64,22 @@ static int vcompute_p2p_attach(struct dma_buf *dmabuf,
 			       struct dma_buf_attachment *attach)
 {
 	struct drm_gem_object *obj = dmabuf->priv;
+	struct vcompute_device *vdev = to_vcompute(obj->dev);
 	int ret;
 
 	ret = drm_gem_map_attach(dmabuf, attach);
 	if (ret)
 		return ret;
-	return drm_compute_p2p_attach(&to_vcompute(obj->dev)->compute, obj,
-				      attach);
+	/*
+	 * A move must run with no queue touching memory. The engine takes
+	 * mmap_lock (SVM faults), and reservation locks nest inside that,
+	 * so the engine lock comes first: taken here, before the helper
+	 * takes the reservation lock.
+	 */
+	mutex_lock(&vdev->engine.lock);
+	ret = drm_compute_p2p_attach(&vdev->compute, obj, attach);
+	mutex_unlock(&vdev->engine.lock);
+	return ret;
 }
 
 static void vcompute_p2p_detach(struct dma_buf *dmabuf,
@@ -136,8 +148,8 @@ struct dma_buf *vcompute_p2p_export(struct drm_gem_object *obj, int flags)
  * vcompute_p2p_move_to_host - &drm_compute_ops.p2p_move_to_host
  * @obj: a buffer in device memory, not pinned
  *
- * Context: the reservation lock of @obj held; takes &vcompute_engine.lock
- * and each mapping VM's &vcompute_vm.pt_lock.
+ * Context: &vcompute_engine.lock held (vcompute_p2p_attach()), then the
+ * reservation lock of @obj; takes each mapping VM's &vcompute_vm.pt_lock.
  *
  * Returns: 0, or -ENOMEM with @obj unchanged.
  */
@@ -151,6 +163,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj)
 	struct drm_gpuva *va;
 	LIST_HEAD(blocks);
 
+	lockdep_assert_held(&vdev->engine.lock);
 	dma_resv_assert_held(obj->resv);
 	if (WARN_ON(bo->placement != DRM_COMPUTE_PLACEMENT_VRAM))
 		return -EINVAL;
@@ -170,7 +183,6 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj)
 	if (obj->dma_buf)
 		unmap_mapping_range(obj->dma_buf->file->f_mapping, 0, 0, 1);
 
-	mutex_lock(&vdev->engine.lock);
 	for (i = 0; i < n; i++)
 		copy_highpage(pages[i], bo->pages[i]);
 	/* The buffer's gpuva list is protected by the reservation lock. */
@@ -182,7 +194,6 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj)
 	bo->pages = pages;
 	bo->placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
 	list_splice_init(&bo->blocks, &blocks);
-	mutex_unlock(&vdev->engine.lock);
 
 	vcompute_bo_release_pages(vdev, old, n, &blocks);
 	return 0;

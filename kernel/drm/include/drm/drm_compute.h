@@ -315,6 +315,9 @@ struct drm_compute_ops {
 	 * move (the data stays the same for every user); importers are told by
 	 * the helper afterwards (dma_buf_invalidate_mappings()). Called with
 	 * the object's reservation lock held, never while the buffer is pinned.
+	 * A driver whose move needs a lock that nests outside reservation
+	 * locks (an engine that takes mmap_lock) takes it in its attach
+	 * callback, before drm_compute_p2p_attach().
 	 * Returns 0, or a negative errno with @obj unchanged.
 	 */
 	int (*p2p_move_to_host)(struct drm_gem_object *obj);
