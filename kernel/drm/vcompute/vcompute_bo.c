@@ -33,6 +33,7 @@
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/iosys-map.h>
+#include <linux/memremap.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -64,8 +65,10 @@ void vcompute_bo_release_pages(struct vcompute_device *vdev,
 	unsigned long i;
 
 	if (pages) {
+		/* A PCI instance's BAR pages stay with the BAR. */
 		for (i = 0; i < n && pages[i]; i++)
-			__free_page(pages[i]);
+			if (!is_pci_p2pdma_page(pages[i]))
+				__free_page(pages[i]);
 		kvfree(pages);
 	}
 	if (!list_empty(blocks)) {
@@ -213,6 +216,21 @@ static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 	bo->pages = kvcalloc(n, sizeof(*bo->pages), GFP_KERNEL);
 	if (!bo->pages)
 		return -ENOMEM;
+	if (vdev->bar_va) {
+		/* A PCI instance: the BAR's own pages at the blocks' offsets. */
+		struct gpu_buddy_block *block;
+
+		i = 0;
+		list_for_each_entry(block, &bo->blocks, link) {
+			u64 off = gpu_buddy_block_offset(block);
+			u64 end = off + gpu_buddy_block_size(&vdev->vram, block);
+
+			memset(vdev->bar_va + off, 0, end - off);
+			for (; off < end; off += PAGE_SIZE)
+				bo->pages[i++] = virt_to_page(vdev->bar_va + off);
+		}
+		return 0;
+	}
 	for (i = 0; i < n; i++) {
 		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!bo->pages[i])

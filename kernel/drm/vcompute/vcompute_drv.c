@@ -177,13 +177,18 @@ static int svm_stats_show(struct seq_file *m, void *data)
 	return 0;
 }
 
-static void vcompute_info(const struct vcompute_config *cfg,
+static void vcompute_info(const struct vcompute_device *vdev,
 			  struct drm_compute_dev_info *info)
 {
+	const struct vcompute_config *cfg = &vdev->config;
+
 	*info = (struct drm_compute_dev_info) {
 		.vram_size = cfg->vram_size,
-		/* A faux device has no BAR: its memory is not PCI-reachable. */
-		.vram_bar_size = 0,
+		/*
+		 * A faux device has no BAR: its memory is not PCI-reachable.
+		 * A PCI instance's memory is its BAR, all of it.
+		 */
+		.vram_bar_size = vdev->pdev ? cfg->vram_size : 0,
 		.placements = DRM_COMPUTE_PLACEMENT_VRAM | DRM_COMPUTE_PLACEMENT_SYSTEM,
 		/* The first 64 KiB stay unmapped, so a NULL-ish VA faults. */
 		.va_start = SZ_64K,
@@ -227,7 +232,12 @@ static int vcompute_setup(struct vcompute_device *vdev)
 	ret = vcompute_vram_init(vdev);
 	if (ret)
 		return ret;
-	vcompute_info(&vdev->config, &info);
+	if (vdev->pdev) {
+		ret = vcompute_pci_bar_init(vdev);
+		if (ret)
+			return ret;
+	}
+	vcompute_info(vdev, &info);
 	ret = drm_compute_device_init(&vdev->compute, &vdev->drm, &info,
 				      &vcompute_compute_ops);
 	if (ret)
@@ -251,6 +261,60 @@ int vcompute_config_check(const struct vcompute_config *cfg)
 	    cfg->num_cus > VCOMPUTE_MAX_CUS)
 		return -EINVAL;
 	return 0;
+}
+
+/* The DRM device on @parent, set up and registered; devres on @parent. */
+static struct vcompute_device *vcompute_new(struct device *parent,
+					    const struct vcompute_config *cfg,
+					    struct faux_device *fdev,
+					    struct pci_dev *pdev)
+{
+	struct vcompute_device *vdev;
+	int ret;
+
+	vdev = devm_drm_dev_alloc(parent, &vcompute_driver,
+				  struct vcompute_device, drm);
+	if (IS_ERR(vdev))
+		return vdev;
+	vdev->faux = fdev;
+	vdev->pdev = pdev;
+	vdev->config = *cfg;
+	ret = vcompute_setup(vdev);
+	if (ret)
+		goto err_engine;
+
+	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
+	if (IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM))
+		drm_debugfs_add_file(&vdev->drm, "vcompute_svm", svm_stats_show, NULL);
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret)
+		goto err_engine;
+	return vdev;
+
+err_engine:
+	vcompute_engine_fini(vdev);
+	return ERR_PTR(ret);
+}
+
+/**
+ * vcompute_create_pci - create and register the instance of a PCI function
+ * @pdev: the function, enabled, its BAR registered as P2P memory
+ * @cfg: its configuration (copied); @cfg->vram_size is the BAR's size
+ *
+ * Returns: the device, or an ERR_PTR(); devres on @pdev undoes the rest.
+ */
+struct vcompute_device *vcompute_create_pci(struct pci_dev *pdev,
+					    const struct vcompute_config *cfg)
+{
+	int ret;
+
+	ret = vcompute_config_check(cfg);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (ret)
+		return ERR_PTR(ret);
+	return vcompute_new(&pdev->dev, cfg, NULL, pdev);
 }
 
 /**
@@ -282,28 +346,13 @@ struct vcompute_device *vcompute_create(const struct vcompute_config *cfg)
 	if (ret)
 		goto err_devres;
 
-	vdev = devm_drm_dev_alloc(&fdev->dev, &vcompute_driver,
-				  struct vcompute_device, drm);
+	vdev = vcompute_new(&fdev->dev, cfg, fdev, NULL);
 	if (IS_ERR(vdev)) {
 		ret = PTR_ERR(vdev);
 		goto err_devres;
 	}
-	vdev->faux = fdev;
-	vdev->config = *cfg;
-	ret = vcompute_setup(vdev);
-	if (ret)
-		goto err_engine;
-
-	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
-	if (IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM))
-		drm_debugfs_add_file(&vdev->drm, "vcompute_svm", svm_stats_show, NULL);
-	ret = drm_dev_register(&vdev->drm, 0);
-	if (ret)
-		goto err_engine;
 	return vdev;
 
-err_engine:
-	vcompute_engine_fini(vdev);
 err_devres:
 	devres_release_group(&fdev->dev, NULL);
 err_faux:
@@ -328,6 +377,9 @@ void vcompute_destroy(struct vcompute_device *vdev)
 	drm_dev_unplug(&vdev->drm);
 	vcompute_engine_fini(vdev);
 	drm_compute_device_unplug(&vdev->compute);
+	/* A PCI instance's devres goes when its driver lets go of the function. */
+	if (!fdev)
+		return;
 	devres_release_group(&fdev->dev, NULL);
 	faux_device_destroy(fdev);
 }
@@ -367,13 +419,22 @@ static int __init vcompute_init(void)
 		devices[i] = vdev;
 	}
 	ret = vcompute_configfs_register();
-	if (ret)
+	if (ret) {
 		vcompute_destroy_all();
+		return ret;
+	}
+	/* After the faux instances: vcompute.0 keeps the first render node. */
+	ret = vcompute_pci_register();
+	if (ret) {
+		vcompute_configfs_unregister();
+		vcompute_destroy_all();
+	}
 	return ret;
 }
 
 static void __exit vcompute_exit(void)
 {
+	vcompute_pci_unregister();
 	vcompute_configfs_unregister();
 	vcompute_destroy_all();
 	vcompute_pagemap_exit();

@@ -80,8 +80,15 @@ struct vcompute_engine {
 struct vcompute_device {
 	/** @drm: the DRM device. */
 	struct drm_device drm;
-	/** @faux: the faux bus device @drm hangs off. */
+	/** @faux: the faux bus device @drm hangs off, NULL for a PCI instance. */
 	struct faux_device *faux;
+	/** @pdev: the PCI function of a PCI instance (vcompute_pci.c), or NULL. */
+	struct pci_dev *pdev;
+	/**
+	 * @bar_va: kernel address of a PCI instance's device memory, its
+	 * BAR taken whole as P2P memory; NULL on the faux bus.
+	 */
+	void *bar_va;
 	/** @config: what the instance was made from. */
 	struct vcompute_config config;
 	/** @compute: the DRM compute helpers' state. */
@@ -159,6 +166,31 @@ static inline struct vcompute_bo *to_vcompute_bo(struct drm_gem_object *obj)
 {
 	return container_of(obj, struct vcompute_bo, base);
 }
+
+/* vcompute_drv.c */
+struct vcompute_device *vcompute_create_pci(struct pci_dev *pdev,
+					    const struct vcompute_config *cfg);
+
+/* vcompute_pci.c */
+#if IS_ENABLED(CONFIG_PCI_P2PDMA)
+int vcompute_pci_bar_init(struct vcompute_device *vdev);
+int vcompute_pci_register(void);
+void vcompute_pci_unregister(void);
+#else
+static inline int vcompute_pci_bar_init(struct vcompute_device *vdev)
+{
+	return -ENODEV;
+}
+
+static inline int vcompute_pci_register(void)
+{
+	return 0;
+}
+
+static inline void vcompute_pci_unregister(void)
+{
+}
+#endif
 
 /* vcompute_bo.c */
 extern const struct drm_gem_object_funcs vcompute_export_bo_funcs;

@@ -14,6 +14,8 @@
  * importer is told why (%DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY, or
  * _IMPORTER_NOT_P2P for a static importer), a REQUIRE_P2P buffer refuses
  * them, and a PREFER_P2P buffer moves to system memory on the first attach.
+ * A PCI instance (DOC: vcompute as a PCI device) has its memory in a BAR:
+ * there the PCI topology decides, and a peer maps the BAR's bus addresses.
  *
  * The move (vcompute_p2p_move_to_host()) runs with &vcompute_engine.lock
  * held, so that no queue touches memory, and the buffer's reservation lock
@@ -106,8 +108,14 @@ static void vcompute_p2p_unpin(struct dma_buf_attachment *attach)
 static struct sg_table *vcompute_p2p_map(struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir)
 {
-	/* Without a BAR the helper never decides peer-to-peer. */
-	if (WARN_ON_ONCE(drm_compute_p2p_is_peer(attach)))
+	struct drm_gem_object *obj = attach->dmabuf->priv;
+
+	/*
+	 * Without a BAR the helper never decides peer-to-peer. With one, the
+	 * pages are P2PDMA pages: the DMA API maps them to bus addresses.
+	 */
+	if (WARN_ON_ONCE(drm_compute_p2p_is_peer(attach) &&
+			 !to_vcompute(obj->dev)->pdev))
 		return ERR_PTR(-EINVAL);
 	return drm_gem_map_dma_buf(attach, dir);
 }

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Copyright 2026 The onenode authors
+ */
+
+/**
+ * DOC: vcompute as a PCI device
+ *
+ * Besides its faux-bus instances, vcompute drives QEMU's ``ivshmem-plain``
+ * PCI function (1af4:1110) as a compute device whose device memory is the
+ * function's BAR 2: a real PCI BAR, so that peer-to-peer placement is
+ * decided by the kernel's own PCI topology code. At probe the BAR is
+ * registered as peer-to-peer memory (pci_p2pdma_add_resource()), which
+ * gives it struct pages (ZONE_DEVICE, MEMORY_DEVICE_PCI_P2PDMA), and taken
+ * whole (pci_alloc_p2pmem()): the device's buddy allocator hands out offsets
+ * into it, and a buffer's pages are the BAR's pages at those offsets. The
+ * CPU reaches them through their kernel mapping and PFN maps, the engine
+ * through the same kernel mapping, and an importer by bus address
+ * (dma_map_sgtable() of P2PDMA pages gives the bus address on a switch path).
+ *
+ * &drm_compute_dev_info.vram_bar_size is the BAR's size, so the P2P helper
+ * asks pci_p2pdma_distance() about every PCI importer. The instance is named
+ * after its PCI function ("vcompute.pci-0000:03:00.0"); it has no
+ * configfs directory, and goes with the PCI function (driver unbind or
+ * module unload), through the same hot-unplug path as a faux instance.
+ *
+ * ``./onenode vm`` gives the test VM three such functions on q35: two
+ * behind one emulated PCIe switch, where peer-to-peer works, and one on a
+ * root port of its own, where the host bridge (not in the p2pdma
+ * whitelist) rules it out.
+ */
+
+#include <linux/pci.h>
+#include <linux/pci-p2pdma.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_managed.h>
+
+#include "vcompute_drv.h"
+
+#define IVSHMEM_VENDOR	0x1af4
+#define IVSHMEM_DEVICE	0x1110
+#define IVSHMEM_BAR	2
+
+static void vcompute_pci_bar_free(struct drm_device *drm, void *arg)
+{
+	struct vcompute_device *vdev = to_vcompute(drm);
+
+	pci_free_p2pmem(vdev->pdev, vdev->bar_va, vdev->config.vram_size);
+}
+
+/**
+ * vcompute_pci_bar_init - take the whole BAR as device memory
+ * @vdev: the device, not registered yet
+ *
+ * Returns: 0 or a negative errno; the BAR goes back with the DRM device.
+ */
+int vcompute_pci_bar_init(struct vcompute_device *vdev)
+{
+	vdev->bar_va = pci_alloc_p2pmem(vdev->pdev, vdev->config.vram_size);
+	if (!vdev->bar_va)
+		return -ENOMEM;
+	return drmm_add_action_or_reset(&vdev->drm, vcompute_pci_bar_free, NULL);
+}
+
+static int vcompute_pci_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct vcompute_config cfg = { .num_cus = 8 };
+	struct vcompute_device *vdev;
+	resource_size_t size;
+	int ret;
+
+	ret = pcim_enable_device(pdev);
+	if (ret)
+		return ret;
+	size = pci_resource_len(pdev, IVSHMEM_BAR);
+	if (!size || !IS_ALIGNED(size, SZ_2M))
+		return dev_err_probe(&pdev->dev, -ENODEV, "BAR %d of %pa bytes\n",
+				     IVSHMEM_BAR, &size);
+	ret = pci_p2pdma_add_resource(pdev, IVSHMEM_BAR, 0, 0);
+	if (ret)
+		return dev_err_probe(&pdev->dev, ret, "registering the BAR for P2P\n");
+	pci_set_master(pdev);
+
+	cfg.vram_size = size;
+	snprintf(cfg.name, sizeof(cfg.name), "pci-%s", pci_name(pdev));
+	vdev = vcompute_create_pci(pdev, &cfg);
+	if (IS_ERR(vdev))
+		return PTR_ERR(vdev);
+	pci_set_drvdata(pdev, vdev);
+	return 0;
+}
+
+static void vcompute_pci_remove(struct pci_dev *pdev)
+{
+	vcompute_destroy(pci_get_drvdata(pdev));
+}
+
+static const struct pci_device_id vcompute_pci_ids[] = {
+	{ PCI_DEVICE(IVSHMEM_VENDOR, IVSHMEM_DEVICE) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, vcompute_pci_ids);
+
+static struct pci_driver vcompute_pci_driver = {
+	.name = "vcompute",
+	.id_table = vcompute_pci_ids,
+	.probe = vcompute_pci_probe,
+	.remove = vcompute_pci_remove,
+};
+
+/**
+ * vcompute_pci_register - drive the ivshmem functions there are
+ *
+ * Returns: 0 or a negative errno.
+ */
+int vcompute_pci_register(void)
+{
+	return pci_register_driver(&vcompute_pci_driver);
+}
+
+/** vcompute_pci_unregister - let go of every PCI instance */
+void vcompute_pci_unregister(void)
+{
+	pci_unregister_driver(&vcompute_pci_driver);
+}
