@@ -49,13 +49,12 @@ bool compute_has_placement(const struct compute_dev *cd, uint64_t placement)
 }
 
 /**
- * compute_open - open the vcompute render node and read its reports
- * @cd: filled
- *
- * Skips when there is no vcompute render node.
+ * compute_from_fd - fill @cd from an open render node: the device and what
+ * it reports
+ * @cd: filled; owns @fd afterwards (compute_close() closes it)
+ * @fd: an open vcompute render node
  */
-/* Fill @cd from its open @fd: the device and what it reports. */
-static void compute_from_fd(struct compute_dev *cd, int fd)
+void compute_from_fd(struct compute_dev *cd, int fd)
 {
 	int ret;
 
@@ -71,6 +70,12 @@ static void compute_from_fd(struct compute_dev *cd, int fd)
 	}
 }
 
+/**
+ * compute_open - open the vcompute render node and read its reports
+ * @cd: filled
+ *
+ * Skips when there is no vcompute render node.
+ */
 void compute_open(struct compute_dev *cd)
 {
 	compute_from_fd(cd, onenode_open_render("vcompute"));

@@ -68,6 +68,7 @@ extern const struct compute_placement compute_placements[2];
 bool compute_has_placement(const struct compute_dev *cd, uint64_t placement);
 
 void compute_open(struct compute_dev *cd);
+void compute_from_fd(struct compute_dev *cd, int fd);
 
 /* vcompute instances made through configfs (vcompute_configfs.c). */
 #define COMPUTE_CONFIGFS	"/sys/kernel/config/vcompute"

@@ -13,11 +13,21 @@
  * Importers: vgem (a static importer: it cannot take peer memory) and a
  * second vcompute instance (a dynamic importer that allows peer-to-peer).
  * vcompute on the faux bus has no PCI BAR, so no importer gets device
- * memory here: what is checked is that the kernel says so, and why.
+ * memory there: what is checked is that the kernel says so, and why.
+ *
+ * The PCI topology: vcompute also drives QEMU's ivshmem functions, whose
+ * BAR is their device memory. The test VM has three (tools/lib.sh): two
+ * behind one PCIe switch and one on a root port of its own. For every
+ * ordered pair, one exports and the other imports; the kernel must decide
+ * peer-to-peer exactly for the pair that shares a switch (read here from
+ * sysfs: the two functions' grandparent is the same switch upstream port)
+ * and report "no PCI path" for the others.
  */
 
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <libgen.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -83,6 +93,62 @@ static int open_vgem(void)
 	return fd;
 }
 
+/* ---- the PCI instances ---- */
+
+#define MAX_PCI 8
+
+struct pci_node {
+	struct compute_dev cd;
+	char pci[32];		/* PCI address, what the importer name shows */
+	char up2[PATH_MAX];	/* sysfs path of the function's grandparent */
+};
+
+static struct pci_node pcis[MAX_PCI];
+static int npci;
+
+/* The vcompute render nodes whose device is a PCI function. */
+static void find_pci_nodes(void)
+{
+	DIR *dir = opendir("/dev/dri");
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && npci < MAX_PCI) {
+		char path[PATH_MAX], link[PATH_MAX], real[PATH_MAX];
+		struct pci_node *n = &pcis[npci];
+		int fd;
+
+		if (strncmp(e->d_name, "renderD", 7))
+			continue;
+		snprintf(link, sizeof(link), "/sys/class/drm/%s/device", e->d_name);
+		if (!realpath(link, real) || !strstr(real, "/pci"))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!onenode_fd_is_driver(fd, "vcompute")) {
+			close(fd);
+			continue;
+		}
+		compute_from_fd(&n->cd, fd);
+		snprintf(n->pci, sizeof(n->pci), "%s", basename(real));
+		snprintf(n->up2, sizeof(n->up2), "%s", dirname(dirname(real)));
+		npci++;
+	}
+	closedir(dir);
+}
+
+/* Whether two PCI instances sit behind one switch (not the root complex). */
+static bool same_switch(const struct pci_node *a, const struct pci_node *b)
+{
+	const char *last = strrchr(a->up2, '/');
+
+	/* Functions on root ports have the root complex ("pci0000:00") there. */
+	return !strcmp(a->up2, b->up2) && last && strncmp(last + 1, "pci", 3);
+}
+
 static uint32_t export_bo(const struct compute_dev *dev, uint64_t size,
 			  uint64_t placement, uint32_t flag)
 {
@@ -127,7 +193,8 @@ static void instance_dev_name(const char *name, char *buf, size_t len)
 }
 
 /* A GPU copy of @size bytes from @src_va to @dst_va in @vm. */
-static void gpu_copy(uint32_t vm, uint64_t dst_va, uint64_t src_va, uint64_t size)
+static void gpu_copy(const struct compute_dev *dev, uint32_t vm, uint64_t dst_va,
+		     uint64_t src_va, uint64_t size)
 {
 	const struct onenode_queue_params params = {
 		.va = COMPUTE_QUEUE_VA(0),
@@ -136,10 +203,93 @@ static void gpu_copy(uint32_t vm, uint64_t dst_va, uint64_t src_va, uint64_t siz
 	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
 	struct compute_queue q;
 
-	compute_queue_init(&cd, vm, &params, &q);
+	compute_queue_init(dev, vm, &params, &q);
 	compute_emit(&q, pkt, onenode_pkt_copy(pkt, dst_va, src_va, size));
 	compute_sync(&q, compute_submit(&q));
 	compute_queue_fini(&q);
+}
+
+/* @x exports a buffer made with @flag, @y imports it: what the kernel decides. */
+static void pci_pair(struct pci_node *x, struct pci_node *y, uint32_t flag)
+{
+	struct drm_compute_p2p_attachment att[1];
+	struct drm_compute_p2p_report r;
+	const bool p2p = same_switch(x, y);
+	uint32_t h, imp = 0;
+	size_t bad = 0;
+	void *m;
+	int fd, ret;
+
+	igt_info("%s -> %s: %s\n", x->pci, y->pci, p2p ? "one switch" : "separate root ports");
+	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, flag);
+	m = compute_bo_map(&x->cd, h, SIZE);
+	compute_fill_pattern(m, SIZE, 101);
+	fd = prime_fd(&x->cd, h);
+	ret = import(y->cd.fd, fd, &imp);
+	memset(att, 0, sizeof(att));
+	report(&x->cd, h, &r, att, 1);
+	if (p2p) {
+		igt_assert_eq(ret, 0);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NONE, "the buffer");
+		igt_assert_eq_u32(r.moves, 0);
+		igt_assert_eq_u32(r.count, 1);
+		igt_assert_f(!strcmp(att[0].importer, y->pci), "importer '%s'\n", att[0].importer);
+		igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_PEER);
+		assert_reason(att[0].reason, DRM_COMPUTE_P2P_REASON_NONE, "the attachment");
+	} else if (flag == DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) {
+		igt_assert_eq(ret, -EBUSY);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+		igt_assert_eq_u32(r.refused, 1);
+		assert_reason(r.refused_reason, DRM_COMPUTE_P2P_REASON_NO_PCI_PATH, "the refusal");
+		igt_assert_eq_u32(r.count, 0);
+	} else {
+		igt_assert_eq(ret, 0);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NO_PCI_PATH, "the buffer");
+		igt_assert_f(!strcmp(r.decided_by, y->pci), "decided by '%s'\n", r.decided_by);
+		igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_HOST);
+	}
+	/* Wherever it is now, the data is the same through the old mapping. */
+	igt_assert_f(compute_check_pattern(m, SIZE, 101, &bad), "bad at byte %zu\n", bad);
+	munmap(m, SIZE);
+	if (!ret)
+		compute_bo_close(&y->cd, imp);
+	close(fd);
+	compute_bo_close(&x->cd, h);
+}
+
+/* A queue of a PCI instance copies between two buffers in its BAR memory. */
+static void pci_queue(struct pci_node *x)
+{
+	uint32_t vm = compute_vm(&x->cd);
+	struct compute_buf a, b;
+	size_t bad = 0;
+
+	compute_buf_init(&x->cd, vm, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, COMPUTE_BUF_VA(0), 0, &a);
+	compute_buf_init(&x->cd, vm, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, COMPUTE_BUF_VA(1), 0, &b);
+	compute_fill_pattern(a.cpu, SIZE, 111);
+	gpu_copy(&x->cd, vm, b.va, a.va, SIZE);
+	igt_assert_f(compute_check_pattern(b.cpu, SIZE, 111, &bad), "bad at byte %zu\n", bad);
+	compute_buf_fini(&x->cd, &b);
+	compute_buf_fini(&x->cd, &a);
+	compute_vm_destroy(&x->cd, vm);
+}
+
+static void pci_pairs(uint32_t flag)
+{
+	int shared = 0, apart = 0;
+
+	for (int i = 0; i < npci; i++)
+		for (int j = 0; j < npci; j++)
+			if (i != j)
+				*(same_switch(&pcis[i], &pcis[j]) ? &shared : &apart) += 1;
+	igt_require_f(shared && apart, "PCI instances behind one switch and apart (%d found)\n",
+		      npci);
+	for (int i = 0; i < npci; i++)
+		for (int j = 0; j < npci; j++)
+			if (i != j)
+				pci_pair(&pcis[i], &pcis[j], flag);
 }
 
 static void create_invalid(void)
@@ -266,12 +416,12 @@ static void prefer_moves(int importer_fd, uint32_t want_reason, const char *want
 	igt_assert_f(compute_check_pattern(cpu, SIZE, 71, &bad),
 		     "CPU mapping after the move: bad at byte %zu\n", bad);
 	/* The GPU VM mapping followed the move: a queue copies the data out. */
-	gpu_copy(vm, out.va, COMPUTE_BUF_VA(0), SIZE);
+	gpu_copy(&cd, vm, out.va, COMPUTE_BUF_VA(0), SIZE);
 	igt_assert_f(compute_check_pattern(out.cpu, SIZE, 71, &bad),
 		     "GPU read after the move: bad at byte %zu\n", bad);
 	/* And GPU writes land where the CPU looks. */
 	compute_fill_pattern(out.cpu, SIZE, 72);
-	gpu_copy(vm, COMPUTE_BUF_VA(0), out.va, SIZE);
+	gpu_copy(&cd, vm, COMPUTE_BUF_VA(0), out.va, SIZE);
 	igt_assert_f(compute_check_pattern(cpu, SIZE, 72, &bad),
 		     "CPU read of a GPU write after the move: bad at byte %zu\n", bad);
 
@@ -453,6 +603,7 @@ igt_main
 			      "the device reports P2P_EXPORT\n");
 		compute_instance_up("p2ppeer", 16, &peer);
 		vgem = open_vgem();
+		find_pci_nodes();
 	}
 
 	igt_describe("Each export flag creates a buffer in the placement it takes; "
@@ -544,6 +695,32 @@ igt_main
 	igt_subtest("unplug-exporter")
 		unplug_exporter();
 
+	igt_describe("vcompute functions on q35: for every ordered pair a "
+		     "PREFER_P2P buffer of one imported by the other stays in "
+		     "device memory, mapped peer-to-peer, exactly when the two "
+		     "share a PCIe switch; across root ports it moves to system "
+		     "memory with 'no PCI path'. The kernel's topology code "
+		     "decides.");
+	igt_subtest("pci-topology-prefer")
+		pci_pairs(DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+
+	igt_describe("The same pairs with REQUIRE_P2P: across root ports the "
+		     "import fails with -EBUSY and the refusal says 'no PCI "
+		     "path'; behind one switch it maps peer-to-peer.");
+	igt_subtest("pci-topology-require")
+		pci_pairs(DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
+
+	igt_describe("Each PCI instance reports its BAR as device memory "
+		     "reachable by peers, and its queues run on buffers in it.");
+	igt_subtest("pci-bar-memory") {
+		igt_require_f(npci, "a vcompute PCI instance\n");
+		for (int i = 0; i < npci; i++) {
+			igt_assert_eq_u64(pcis[i].cd.info.vram_bar_size, pcis[i].cd.info.vram_size);
+			igt_assert_lt_u64(0, pcis[i].cd.info.vram_bar_size);
+			pci_queue(&pcis[i]);
+		}
+	}
+
 	igt_describe("Processes import and close one dma-buf while the exporter "
 		     "reads reports: every report is consistent and the last one "
 		     "has no importer.");
@@ -551,6 +728,8 @@ igt_main
 		race_import_report();
 
 	igt_fixture {
+		for (int i = 0; i < npci; i++)
+			compute_close(&pcis[i].cd);
 		if (vgem >= 0)
 			close(vgem);
 		compute_close(&peer);

@@ -444,6 +444,24 @@ check_dmesg() {
 VM_LIMIT=${ONENODE_VM_TIMEOUT:-2400}
 VM_BOOT_LIMIT=${ONENODE_VM_BOOT_TIMEOUT:-600}
 
+# The PCI topology of every test VM (q35: what virtme-ng runs under TCG):
+# three QEMU ivshmem functions, which vcompute drives as compute devices with
+# their BAR as device memory (vcompute_pci.c): two behind one emulated PCIe
+# switch (peer-to-peer possible) and one on a root port of its own (not:
+# q35's host bridge is not in the p2pdma whitelist). IGT compute_p2p's
+# pci-topology subtests read the decisions the kernel makes for every pair.
+VM_PCI_TOPOLOGY="-object memory-backend-ram,id=vcram0,size=32M,share=on \
+-object memory-backend-ram,id=vcram1,size=32M,share=on \
+-object memory-backend-ram,id=vcram2,size=32M,share=on \
+-device pcie-root-port,id=vcrp1,bus=pcie.0,chassis=11,slot=11 \
+-device x3130-upstream,id=vcsw,bus=vcrp1 \
+-device xio3130-downstream,id=vcsd1,bus=vcsw,chassis=12,slot=1 \
+-device ivshmem-plain,memdev=vcram0,bus=vcsd1 \
+-device xio3130-downstream,id=vcsd2,bus=vcsw,chassis=13,slot=2 \
+-device ivshmem-plain,memdev=vcram1,bus=vcsd2 \
+-device pcie-root-port,id=vcrp2,bus=pcie.0,chassis=14,slot=14 \
+-device ivshmem-plain,memdev=vcram2,bus=vcrp2"
+
 # vm_boot OUT FLAVOR MEM APPEND CMD [QEMU-OPTS...]: one boot, watched. The
 # VM runs under timeout(1) in its own process group, so that stopping it
 # stops QEMU too (virtme-ng runs QEMU in a child, which a --foreground
@@ -503,7 +521,7 @@ cmd_vm() {
 		--flavor) flavor=$2; shift ;;
 		--append) append+=" $2"; shift ;;
 		--kunit) kunit=1 ;;
-		--qemu-opts) qopts+=(--qemu-opts "$2"); shift ;;
+		--qemu-opts) qopts+=("--qemu-opts=$2"); shift ;;
 		--) shift; break ;;
 		-*) die "vm: unknown option '$1' (see ./onenode help)" ;;
 		*) break ;;
@@ -526,7 +544,7 @@ cmd_vm() {
 	for try in 1 2; do
 		rm -rf "$out" && mkdir -p "$out"
 		log "booting $flavor kernel under TCG: $*"
-		vm_boot "$out" "$flavor" "$mem" "$append" "$cmd" "${qopts[@]}"
+		vm_boot "$out" "$flavor" "$mem" "$append" "$cmd" "--qemu-opts=$VM_PCI_TOPOLOGY" "${qopts[@]}"
 		[ -f "$out/boot-hung" ] && [ "$try" = 1 ] || break
 		log "the guest did not reach its command within ${VM_BOOT_LIMIT}s; booting once more (console of the hung boot: $out.hung.txt)"
 		cp "$out/console.txt" "$out.hung.txt" 2>/dev/null
