@@ -21,7 +21,11 @@
  * ordered pair, one exports and the other imports; the kernel must decide
  * peer-to-peer exactly for the pair that shares a switch (read here from
  * sysfs: the two functions' grandparent is the same switch upstream port)
- * and report "no PCI path" for the others.
+ * and report "no PCI path" for the others. Two QEMU edu functions (one
+ * behind the switch, one on its own root port) are DMA-doing importers
+ * (vcompute_edu): their writes land in the BAR where the kernel decided
+ * peer-to-peer and in system memory where it did not, and the exporter sees
+ * the bytes either way.
  */
 
 #define _GNU_SOURCE
@@ -34,6 +38,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -106,6 +111,40 @@ struct pci_node {
 static struct pci_node pcis[MAX_PCI];
 static int npci;
 
+/* The edu importers: their misc device and PCI position. */
+struct edu_node {
+	char dev[PATH_MAX];
+	char pci[32];
+	char up2[PATH_MAX];
+};
+
+static struct edu_node edus[MAX_PCI];
+static int nedu;
+
+static void find_edus(void)
+{
+	DIR *dir = opendir("/sys/class/misc");
+	struct dirent *e;
+
+	if (!dir)
+		return;
+	while ((e = readdir(dir)) && nedu < MAX_PCI) {
+		char link[PATH_MAX], real[PATH_MAX];
+		struct edu_node *n = &edus[nedu];
+
+		if (strncmp(e->d_name, "vcompute-edu-", 13))
+			continue;
+		snprintf(link, sizeof(link), "/sys/class/misc/%s/device", e->d_name);
+		if (!realpath(link, real))
+			continue;
+		snprintf(n->dev, sizeof(n->dev), "/dev/%s", e->d_name);
+		snprintf(n->pci, sizeof(n->pci), "%s", basename(real));
+		snprintf(n->up2, sizeof(n->up2), "%s", dirname(dirname(real)));
+		nedu++;
+	}
+	closedir(dir);
+}
+
 /* The vcompute render nodes whose device is a PCI function. */
 static void find_pci_nodes(void)
 {
@@ -140,13 +179,18 @@ static void find_pci_nodes(void)
 	closedir(dir);
 }
 
-/* Whether two PCI instances sit behind one switch (not the root complex). */
-static bool same_switch(const struct pci_node *a, const struct pci_node *b)
+/* Whether two functions sit behind one switch (not the root complex). */
+static bool same_switch_path(const char *a_up2, const char *b_up2)
 {
-	const char *last = strrchr(a->up2, '/');
+	const char *last = strrchr(a_up2, '/');
 
 	/* Functions on root ports have the root complex ("pci0000:00") there. */
-	return !strcmp(a->up2, b->up2) && last && strncmp(last + 1, "pci", 3);
+	return !strcmp(a_up2, b_up2) && last && strncmp(last + 1, "pci", 3);
+}
+
+static bool same_switch(const struct pci_node *a, const struct pci_node *b)
+{
+	return same_switch_path(a->up2, b->up2);
 }
 
 static uint32_t export_bo(const struct compute_dev *dev, uint64_t size,
@@ -274,6 +318,77 @@ static void pci_queue(struct pci_node *x)
 	compute_buf_fini(&x->cd, &b);
 	compute_buf_fini(&x->cd, &a);
 	compute_vm_destroy(&x->cd, vm);
+}
+
+/*
+ * @x exports a PREFER_P2P buffer, the edu @e imports it and writes a
+ * pattern with its DMA engine; the exporter must see the pattern, in its
+ * BAR when the kernel decided peer-to-peer, in system memory otherwise.
+ */
+static void edu_pair(struct pci_node *x, const struct edu_node *e)
+{
+	struct drm_compute_p2p_attachment att[1];
+	struct drm_compute_p2p_report r;
+	const bool p2p = same_switch_path(x->up2, e->up2);
+	uint8_t *src = malloc(SIZE);
+	struct vcompute_edu_import imp = { 0 };
+	struct vcompute_edu_write w = { 0 };
+	size_t bad = 0;
+	uint32_t h;
+	int fd, efd;
+	void *m;
+
+	igt_info("%s -> edu %s: %s\n", x->pci, e->pci, p2p ? "one switch" : "separate root ports");
+	igt_assert(src);
+	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	m = compute_bo_map(&x->cd, h, SIZE);
+	fd = prime_fd(&x->cd, h);
+	efd = open(e->dev, O_RDWR | O_CLOEXEC);
+	igt_assert_fd(efd);
+	imp.fd = fd;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
+
+	memset(att, 0, sizeof(att));
+	report(&x->cd, h, &r, att, 1);
+	igt_assert_eq_u32(r.count, 1);
+	igt_assert_f(!strcmp(att[0].importer, e->pci), "importer '%s'\n", att[0].importer);
+	igt_assert_eq_u32(att[0].flags, DRM_COMPUTE_P2P_ATTACH_DYNAMIC);
+	if (p2p) {
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+		igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_PEER);
+	} else {
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NO_PCI_PATH, "the buffer");
+		igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_HOST);
+	}
+
+	/* The device writes; the exporter's CPU mapping must show it. */
+	compute_fill_pattern(src, SIZE, 121);
+	w.size = SIZE;
+	w.data = (uintptr_t)src;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+	igt_assert_f(compute_check_pattern(m, SIZE, 121, &bad),
+		     "DMA by %s into %s's buffer: bad at byte %zu\n", e->pci, x->pci, bad);
+	/* Bad input to the importer: unaligned, past the end, unknown flags. */
+	w.offset = 1;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), -1);
+	igt_assert_eq(errno, EINVAL);
+	w.offset = 4096;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), -1);
+	igt_assert_eq(errno, EINVAL);
+	w.offset = 0;
+	w.flags = 1;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), -1);
+	igt_assert_eq(errno, EINVAL);
+
+	/* The importer goes first; the report forgets it. */
+	close(efd);
+	report(&x->cd, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.count, 0);
+	munmap(m, SIZE);
+	close(fd);
+	compute_bo_close(&x->cd, h);
+	free(src);
 }
 
 static void pci_pairs(uint32_t flag)
@@ -604,6 +719,7 @@ igt_main
 		compute_instance_up("p2ppeer", 16, &peer);
 		vgem = open_vgem();
 		find_pci_nodes();
+		find_edus();
 	}
 
 	igt_describe("Each export flag creates a buffer in the placement it takes; "
@@ -709,6 +825,18 @@ igt_main
 		     "path'; behind one switch it maps peer-to-peer.");
 	igt_subtest("pci-topology-require")
 		pci_pairs(DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
+
+	igt_describe("An edu function, a DMA-doing importer, writes into a "
+		     "PREFER_P2P buffer of every PCI instance: peer-to-peer into "
+		     "the BAR behind one switch, into system memory (after the "
+		     "move, 'no PCI path') across root ports; the exporter reads "
+		     "every byte back, and bad writes fail with -EINVAL.");
+	igt_subtest("edu-dma") {
+		igt_require_f(npci && nedu, "vcompute PCI instances and edu importers\n");
+		for (int i = 0; i < npci; i++)
+			for (int j = 0; j < nedu; j++)
+				edu_pair(&pcis[i], &edus[j]);
+	}
 
 	igt_describe("Each PCI instance reports its BAR as device memory "
 		     "reachable by peers, and its queues run on buffers in it.");

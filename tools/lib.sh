@@ -324,7 +324,7 @@ flavor_fragments() {
 # The project's kernel modules (=m in kernel/config/base.config), in load
 # order: the guest loads them before every VM command (tools/guest/run.sh),
 # so the driver's init and exit paths run in every test boot.
-PROJECT_MODULES="drivers/gpu/drm/drm_gpusvm_helper.ko drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
+PROJECT_MODULES="drivers/gpu/drm/drm_gpusvm_helper.ko drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/vcompute_edu.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
 # Upstream modules built beside them where their option is set, loaded
 # only by the command that needs them (lib/test_hmm.ko: ./onenode bench svm).
 EXTRA_MODULES="CONFIG_TEST_HMM:lib/test_hmm.ko"
@@ -446,10 +446,12 @@ VM_BOOT_LIMIT=${ONENODE_VM_BOOT_TIMEOUT:-600}
 
 # The PCI topology of every test VM (q35: what virtme-ng runs under TCG):
 # three QEMU ivshmem functions, which vcompute drives as compute devices with
-# their BAR as device memory (vcompute_pci.c): two behind one emulated PCIe
-# switch (peer-to-peer possible) and one on a root port of its own (not:
-# q35's host bridge is not in the p2pdma whitelist). IGT compute_p2p's
-# pci-topology subtests read the decisions the kernel makes for every pair.
+# their BAR as device memory (vcompute_pci.c), and two QEMU edu functions,
+# the DMA-doing importers (vcompute_edu.c, the test "NIC"). Behind one
+# emulated PCIe switch: two ivshmem and one edu (peer-to-peer possible); on
+# root ports of their own: one ivshmem, one edu (not: q35's host bridge is
+# not in the p2pdma whitelist). IGT compute_p2p reads the decisions the
+# kernel makes for every pair, and where the edu's DMA lands.
 VM_PCI_TOPOLOGY="-object memory-backend-ram,id=vcram0,size=32M,share=on \
 -object memory-backend-ram,id=vcram1,size=32M,share=on \
 -object memory-backend-ram,id=vcram2,size=32M,share=on \
@@ -459,8 +461,12 @@ VM_PCI_TOPOLOGY="-object memory-backend-ram,id=vcram0,size=32M,share=on \
 -device ivshmem-plain,memdev=vcram0,bus=vcsd1 \
 -device xio3130-downstream,id=vcsd2,bus=vcsw,chassis=13,slot=2 \
 -device ivshmem-plain,memdev=vcram1,bus=vcsd2 \
+-device xio3130-downstream,id=vcsd3,bus=vcsw,chassis=15,slot=3 \
+-device edu,bus=vcsd3,dma_mask=0xffffffffffffffff \
 -device pcie-root-port,id=vcrp2,bus=pcie.0,chassis=14,slot=14 \
--device ivshmem-plain,memdev=vcram2,bus=vcrp2"
+-device ivshmem-plain,memdev=vcram2,bus=vcrp2 \
+-device pcie-root-port,id=vcrp3,bus=pcie.0,chassis=16,slot=16 \
+-device edu,bus=vcrp3,dma_mask=0xffffffffffffffff"
 
 # vm_boot OUT FLAVOR MEM APPEND CMD [QEMU-OPTS...]: one boot, watched. The
 # VM runs under timeout(1) in its own process group, so that stopping it

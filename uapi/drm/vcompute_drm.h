@@ -333,6 +333,56 @@ struct vcompute_ctx_save {
 	__u64 saves;
 };
 
+/*
+ * vcompute_edu: the test VM's DMA-doing dma-buf importer (a driver for QEMU's
+ * edu device, /dev/vcompute-edu-<PCI address>; see vcompute_edu.c). Not a
+ * compute uapi: the test "NIC" of the P2P tests, examples and benchmark.
+ */
+
+/**
+ * struct vcompute_edu_import - %VCOMPUTE_EDU_IOCTL_IMPORT: attach a dma-buf
+ * to the device, dynamically and with peer-to-peer allowed, replacing the
+ * file's previous import.
+ *
+ * Errors: -EINVAL for non-zero @flags; -EBADF for a bad @fd; what the
+ * exporter's attach returns (-EBUSY for a REQUIRE_P2P buffer the device
+ * cannot reach).
+ */
+struct vcompute_edu_import {
+	/** @fd: in, the dma-buf. */
+	__s32 fd;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+};
+
+/**
+ * struct vcompute_edu_write - %VCOMPUTE_EDU_IOCTL_WRITE: the device writes
+ * @size bytes from @data into the imported buffer at @offset with its DMA
+ * engine, 4 KiB at a time, by the bus addresses the exporter mapped.
+ *
+ * Errors: -ENOENT without an import; -EINVAL for non-zero @flags or @pad,
+ * an @offset that is not 4 KiB aligned, a zero @size or a range past the
+ * buffer; -EFAULT for unreadable @data; -ETIMEDOUT when the device does
+ * not finish a transfer; -ENODEV after the device went away.
+ */
+struct vcompute_edu_write {
+	/** @offset: in, byte offset in the buffer, 4 KiB aligned. */
+	__u64 offset;
+	/** @size: in, bytes. */
+	__u64 size;
+	/** @data: in, user pointer to @size bytes. */
+	__u64 data;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/** @pad: in, must be zero. */
+	__u32 pad;
+};
+
+#define VCOMPUTE_EDU_IOCTL_IMPORT	_IOW('v', 0xe0, struct vcompute_edu_import)
+#define VCOMPUTE_EDU_IOCTL_WRITE	_IOW('v', 0xe1, struct vcompute_edu_write)
+/* Detach the file's import. */
+#define VCOMPUTE_EDU_IOCTL_DETACH	_IO('v', 0xe2)
+
 #if defined(__cplusplus)
 }
 #endif
