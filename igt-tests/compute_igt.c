@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -840,13 +841,39 @@ int compute_write_param(const char *module, const char *param, unsigned long lon
 	return ret;
 }
 
-static FILE *open_cu_groups(void)
+/* The name of @cd's device ("vcompute.0", "0000:03:00.0"), from sysfs. */
+static bool device_name(const struct compute_dev *cd, char *name, size_t len)
+{
+	char link[PATH_MAX], real[PATH_MAX];
+	const char *base;
+	struct stat st;
+
+	if (fstat(cd->fd, &st))
+		return false;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
+		 minor(st.st_rdev));
+	if (!realpath(link, real))
+		return false;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (strlen(base) >= len)
+		return false;
+	memcpy(name, base, strlen(base) + 1);
+	return true;
+}
+
+/* Debugfs vcompute_cu_groups of @cd's device: the dri/N whose name has it. */
+static FILE *open_cu_groups(const struct compute_dev *cd)
 {
 	static const char root[] = "/sys/kernel/debug/dri";
+	char dev[128], want[160];
 	struct dirent *e;
 	FILE *f = NULL;
 	DIR *dir;
 
+	if (!device_name(cd, dev, sizeof(dev)))
+		return NULL;
+	snprintf(want, sizeof(want), " dev=%s", dev);
 	dir = opendir(root);
 	if (!dir) {
 		/* debugfs may not be mounted yet. */
@@ -856,9 +883,22 @@ static FILE *open_cu_groups(void)
 	if (!dir)
 		return NULL;
 	while (!f && (e = readdir(dir))) {
-		char path[PATH_MAX];
+		char path[PATH_MAX], line[256] = "";
+		const char *p;
+		FILE *n;
 
 		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/name", root, e->d_name);
+		n = fopen(path, "re");
+		if (!n)
+			continue;
+		if (!fgets(line, sizeof(line), n))
+			line[0] = 0;
+		fclose(n);
+		/* "vcompute dev=NAME[ master=...][ unique=...]" */
+		p = strstr(line, want);
+		if (!p || (p[strlen(want)] != ' ' && p[strlen(want)] != '\n'))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/vcompute_cu_groups", root, e->d_name);
 		f = fopen(path, "re");
@@ -869,13 +909,16 @@ static FILE *open_cu_groups(void)
 
 /**
  * compute_cu_groups - read debugfs vcompute_cu_groups (workgroups per CU)
- * of the first vcompute device
+ * of @cd's device
+ * @cd: the device
+ * @groups: filled, one entry per CU below @max
+ * @max: entries at @groups
  *
- * Returns: the number of CUs read, or -ENOENT when the file is not found.
+ * Returns: the number of CUs, or -ENOENT without the debugfs file.
  */
-int compute_cu_groups(uint64_t *groups, unsigned int max)
+int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max)
 {
-	FILE *f = open_cu_groups();
+	FILE *f = open_cu_groups(cd);
 	unsigned long long n;
 	unsigned int cu;
 	int count = 0;

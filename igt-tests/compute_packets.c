@@ -1098,7 +1098,7 @@ igt_main
 		static uint64_t before[64], after[64];
 		const uint32_t ncu = cd.uq.num_cus;
 		const uint64_t groups = 64, count = groups * 256;
-		int got = compute_cu_groups(before, 64);
+		int got = compute_cu_groups(&cd, before, 64);
 
 		igt_require_f(got > 0, "no debugfs vcompute_cu_groups\n");
 		igt_require(ncu >= 2 && ncu <= 64);
@@ -1120,12 +1120,12 @@ igt_main
 				mask[cu_a / 32] |= 1u << (cu_a % 32);
 				mask[cu_b / 32] |= 1u << (cu_b % 32);
 				compute_queue_init(&cd, vm, &p, &cq);
-				igt_assert_eq(compute_cu_groups(before, 64), (int)ncu);
+				igt_assert_eq(compute_cu_groups(&cd, before, 64), (int)ncu);
 				qw = onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_VADD_U32, count, 256, x.va,
 							  y.va, z.va);
 				compute_emit(&cq, pkt, qw);
 				compute_sync(&cq, compute_submit(&cq));
-				igt_assert_eq(compute_cu_groups(after, 64), (int)ncu);
+				igt_assert_eq(compute_cu_groups(&cd, after, 64), (int)ncu);
 				compute_queue_fini(&cq);
 				for (uint32_t cu = 0; cu < ncu; cu++) {
 					uint64_t want = 0;
