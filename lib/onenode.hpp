@@ -172,11 +172,18 @@ private:
 /** Bo - a buffer object (owns the handle and its optional CPU mapping). */
 class Bo {
 public:
-	/** @size bytes (a multiple of the GPU page) in DRM_COMPUTE_PLACEMENT_* @placement. */
-	Bo(const Device &dev, std::uint64_t size, std::uint64_t placement)
+	/**
+	 * @size bytes (a multiple of the GPU page) in DRM_COMPUTE_PLACEMENT_*
+	 * @placement; with a DRM_COMPUTE_BO_EXPORT_* @export_flag, a buffer
+	 * made for export to peer devices.
+	 */
+	Bo(const Device &dev, std::uint64_t size, std::uint64_t placement,
+	   std::uint32_t export_flag = 0)
 		: dev_(dev.get()), size_(size)
 	{
-		check(onenode_bo_create(dev_, size, placement, &handle_), "create a buffer");
+		check(export_flag ? onenode_bo_create_export(dev_, size, placement, export_flag, &handle_)
+				  : onenode_bo_create(dev_, size, placement, &handle_),
+		      "create a buffer");
 	}
 	Bo(Bo &&o) noexcept
 		: dev_(o.dev_), handle_(std::exchange(o.handle_, 0)), size_(o.size_),

@@ -837,7 +837,7 @@ cmd_demo() {
 	log "      a user queue submitted by doorbell, waiting on a user fence and on a DRM syncobj;"
 	log "      then sum a heap array and a heap linked list through SVM, before and after a"
 	log "      prefetch to device memory"
-	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute"
+	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute && $T_CACHE/build/user/examples/nic-ingest/onenode-nic-ingest"
 }
 
 # cmd_bench [vk|queues [ARGS]]: benchmark programs, each printing ratios of
