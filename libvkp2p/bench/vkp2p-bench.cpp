@@ -4,15 +4,22 @@
 // vkp2p-bench: what the layer costs and what NIC memory costs a shader,
 // each measured side by side in one run and reported as ratios.
 //
-// 1. Per-call overhead of an intercepted entry point (vkAllocateMemory +
+// 1. Per-call overhead: of intercepted entry points (vkAllocateMemory +
 //    vkFreeMemory of plain memory, which the layer passes through when the
-//    extension is enabled): no layer / layer loaded with the extension
-//    disabled (the layer hands out the driver's pointers) / extension
-//    enabled. Rounds alternate between the three so drift hits all alike.
-// 2. Compute-shader read bandwidth of a buffer in plain device-local
-//    memory, device-local host-visible memory (the kind a NIC could reach
-//    through a BAR), and NIC memory from the layer under each policy and
-//    each import path the driver has, as ratios to device-local.
+//    extension is enabled, and vkFreeMemory(VK_NULL_HANDLE), the dispatch
+//    alone) and of one the layer does not intercept (vkCreateBuffer +
+//    vkDestroyBuffer): no layer / layer loaded with the extension disabled
+//    (the layer hands out the driver's pointers) / extension enabled. Rounds
+//    alternate between the three so drift hits all alike.
+// 2. Compute-shader read bandwidth: first the read shader's variants on
+//    device-local memory (loads in flight per invocation, workgroups), the
+//    best of which is the baseline and reads every other row; then plain
+//    device-local memory, device-local host-visible memory (the same VRAM
+//    through the CPU aperture: says nothing about a NIC), host memory, and
+//    NIC memory from the layer under each policy and import path, as ratios
+//    to device-local. Every source is filled first and every run's sums are
+//    checked; a failed or wrong run fails the benchmark (exit 1) instead of
+//    entering a result.
 //
 // usage: vkp2p-bench [--size MiB] [--passes N] [--calls N]
 // The layer is found through VK_ADD_LAYER_PATH (bench/run.sh sets it).
@@ -22,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -132,6 +140,27 @@ double free_null_ns(VkDevice d, uint32_t calls)
 	return (now_ns() - t0) / calls;
 }
 
+// ns per vkCreateBuffer+vkDestroyBuffer of 4 KiB: commands the layer never
+// intercepts, so with the extension enabled they must cost what they cost
+// without the layer.
+double buffer_ns(VkDevice d, uint32_t calls)
+{
+	auto create = reinterpret_cast<PFN_vkCreateBuffer>(vkGetDeviceProcAddr(d, "vkCreateBuffer"));
+	auto destroy = reinterpret_cast<PFN_vkDestroyBuffer>(vkGetDeviceProcAddr(d, "vkDestroyBuffer"));
+	VkBufferCreateInfo bi{};
+	bi.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+	bi.size = 4096;
+	bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+	double t0 = now_ns();
+	for (uint32_t i = 0; i < calls; i++) {
+		VkBuffer b;
+		if (create(d, &bi, nullptr, &b) != VK_SUCCESS)
+			return -1;
+		destroy(d, b, nullptr);
+	}
+	return (now_ns() - t0) / calls;
+}
+
 double median(std::vector<double> v)
 {
 	std::sort(v.begin(), v.end());
@@ -141,65 +170,115 @@ double median(std::vector<double> v)
 struct Bandwidth {
 	double gbs = 0;
 	std::string note;
+	bool failed = false; // a run failed or read wrong data: the benchmark fails
 };
 
-// Reads a @bytes buffer bound to memory from @alloc @passes times.
+// How the read shader runs: loads in flight per invocation, workgroups.
+struct ReadConfig {
+	std::string name;
+	uint32_t unroll;
+	uint32_t groups;
+};
+
+// Reads a @bytes buffer bound to memory from @alloc @passes times with
+// @cfg. The source is filled with @value first; after every run the
+// workgroups' sums must add up to 4 * @value per 16 bytes read (mod 2^32):
+// every element read exactly once. A failed or wrong run marks the result
+// failed and ends the measurement.
 template <typename AllocFn>
 Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQueue q, size_t bytes,
-			 uint32_t passes, VkExternalMemoryHandleTypeFlagBits handle, AllocFn alloc)
+			 uint32_t passes, VkExternalMemoryHandleTypeFlagBits handle, const ReadConfig &cfg,
+			 uint32_t value, AllocFn alloc)
 {
 	Bandwidth out;
 	std::string err;
 	BoundBuffer src, dst;
 	VkMemoryRequirements req;
+	auto failed = [&](const std::string &why) {
+		out.failed = true;
+		out.gbs = 0;
+		out.note = why;
+	};
 	if (!src.create(d, bytes, handle, &req, &err)) {
-		out.note = err;
+		failed(err);
 		return out;
 	}
 	VkDeviceMemory mem = VK_NULL_HANDLE;
 	VkResult r = alloc(req, &mem, &out.note);
 	if (r != VK_SUCCESS || !src.bind(mem, &err)) {
+		// An allocation the system cannot make is "unavailable", not a failure.
 		if (out.note.empty())
 			out.note = r != VK_SUCCESS ? vk_error("vkAllocateMemory", r) : err;
-		if (mem)
+		out.failed = r == VK_SUCCESS;
+		if (mem && !src.memory)
 			vkFreeMemory(d, mem, nullptr);
 		src.destroy();
 		return out;
 	}
-	const uint32_t groups = 8192, threads = groups * 256;
-	if (!dst.create(d, threads * 4, static_cast<VkExternalMemoryHandleTypeFlagBits>(0), &req, &err)) {
-		out.note = err;
+	// One word per workgroup, read back by the host: host-visible, coherent.
+	if (!dst.create(d, cfg.groups * 4, static_cast<VkExternalMemoryHandleTypeFlagBits>(0), &req, &err)) {
+		failed(err);
 		src.destroy();
 		return out;
 	}
+	int dtype = find_memory_type(phys, req.memoryTypeBits,
+				     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
 	VkMemoryAllocateInfo ai{};
 	ai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
 	ai.allocationSize = req.size;
-	ai.memoryTypeIndex = static_cast<uint32_t>(find_memory_type(phys, req.memoryTypeBits, 0));
-	VkDeviceMemory dmem;
-	vkAllocateMemory(d, &ai, nullptr, &dmem);
-	dst.bind(dmem, &err);
+	ai.memoryTypeIndex = static_cast<uint32_t>(dtype);
+	VkDeviceMemory dmem = VK_NULL_HANDLE;
+	uint32_t *sums = nullptr;
+	if (dtype < 0 || (r = vkAllocateMemory(d, &ai, nullptr, &dmem)) != VK_SUCCESS) {
+		failed(dtype < 0 ? "no host-visible memory for the sums" : vk_error("vkAllocateMemory (sums)", r));
+		dst.destroy();
+		src.destroy();
+		return out;
+	}
+	if (!dst.bind(dmem, &err) ||
+	    (r = vkMapMemory(d, dmem, 0, VK_WHOLE_SIZE, 0, reinterpret_cast<void **>(&sums))) != VK_SUCCESS) {
+		failed(sums ? err : vk_error("vkMapMemory (sums)", r));
+		dst.destroy();
+		src.destroy();
+		return out;
+	}
 
 	VkPhysicalDeviceProperties props;
 	vkGetPhysicalDeviceProperties(phys, &props);
+	const VkSpecializationMapEntry entry{0, 0, sizeof(uint32_t)};
+	const VkSpecializationInfo spec{1, &entry, sizeof(uint32_t), &cfg.unroll};
+	const uint32_t count = static_cast<uint32_t>(bytes / 16);
+	const uint32_t want = static_cast<uint32_t>(4ull * value * count);
+	auto check = [&](const char *what) {
+		uint32_t got = 0;
+		for (uint32_t g = 0; g < cfg.groups; g++)
+			got += sums[g];
+		if (got != want)
+			failed(std::string(what) + ": the shader read wrong data (sum " + std::to_string(got) +
+			       ", want " + std::to_string(want) + ")");
+		return got == want;
+	};
 	Compute c;
-	if (!c.create(d, family, kReadSpv, sizeof(kReadSpv) / 4, 2, 4, &err)) {
-		out.note = err;
-	} else {
-		c.bind({src.buffer, dst.buffer});
-		uint32_t count = static_cast<uint32_t>(bytes / 16);
-		c.run(q, groups, &count, 4, &err, 1); // warm up: caches, page tables, pins
+	if (!c.create(d, family, kReadSpv, sizeof(kReadSpv) / 4, 2, 4, &err, &spec) ||
+	    (c.bind({src.buffer, dst.buffer}), !c.fill(q, src.buffer, value, &err))) {
+		failed(err);
+	} else if (std::memset(sums, 0, cfg.groups * 4),
+		   !c.run(q, cfg.groups, &count, 4, &err, 1)) { // warm up: caches, page tables, pins
+		failed(err);
+	} else if (check("warm-up")) {
 		// Best of three timed runs: the machine may be busy with other work.
 		for (int rep = 0; rep < 3; rep++) {
 			double dev_ns = 0;
+			std::memset(sums, 0, cfg.groups * 4);
 			double t0 = now_ns();
-			bool ok = c.run(q, groups, &count, 4, &err, passes, &dev_ns, props.limits.timestampPeriod);
+			bool ok = c.run(q, cfg.groups, &count, 4, &err, passes, &dev_ns, props.limits.timestampPeriod);
 			double wall = now_ns() - t0;
 			if (!ok) {
-				out.note = err;
-				out.gbs = 0;
+				failed(err);
 				break;
 			}
+			if (!check("timed run"))
+				break;
 			double ns = dev_ns > 0 ? dev_ns : wall;
 			out.gbs = std::max(out.gbs, static_cast<double>(bytes) * passes / ns);
 			if (dev_ns <= 0)
@@ -207,6 +286,7 @@ Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQ
 		}
 	}
 	c.destroy();
+	vkUnmapMemory(d, dmem);
 	dst.destroy();
 	src.destroy();
 	return out;
@@ -246,7 +326,7 @@ int run(const Options &o)
 		return 1;
 	}
 	int host_type = find_memory_type(with.phys, ~0u, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT);
-	std::vector<double> t_plain, t_off, t_on, n_plain, n_off, n_on;
+	std::vector<double> t_plain, t_off, t_on, n_plain, n_off, n_on, b_plain, b_off, b_on;
 	for (int round = 0; round < 7; round++) {
 		t_plain.push_back(alloc_free_ns(plain, static_cast<uint32_t>(host_type), o.calls));
 		t_off.push_back(alloc_free_ns(off, static_cast<uint32_t>(host_type), o.calls));
@@ -254,22 +334,37 @@ int run(const Options &o)
 		n_plain.push_back(free_null_ns(plain, o.calls * 100));
 		n_off.push_back(free_null_ns(off, o.calls * 100));
 		n_on.push_back(free_null_ns(on, o.calls * 100));
+		b_plain.push_back(buffer_ns(plain, o.calls * 10));
+		b_off.push_back(buffer_ns(off, o.calls * 10));
+		b_on.push_back(buffer_ns(on, o.calls * 10));
 	}
+	// A failed call is a failed benchmark, not a number.
+	for (const auto *v : {&t_plain, &t_off, &t_on, &b_plain, &b_off, &b_on})
+		if (std::ranges::any_of(*v, [](double x) { return x < 0; })) {
+			std::fprintf(stderr, "vkp2p-bench: a timed allocation or buffer creation failed\n");
+			return 1;
+		}
 	auto rows = [](const char *what, const std::vector<double> &a, const std::vector<double> &b,
-		       const std::vector<double> &c) {
+		       const std::vector<double> &c, bool intercepted = true) {
 		double base = median(a);
 		std::printf("%s\n", what);
 		std::printf("  %-44s %12.1f ns   ratio 1.000\n", "no layer", base);
 		std::printf("  %-44s %12.1f ns   ratio %.3f\n", "layer loaded, extension disabled", median(b),
 			    median(b) / base);
-		std::printf("  %-44s %12.1f ns   ratio %.3f\n", "layer, extension enabled (intercepted)", median(c),
-			    median(c) / base);
+		std::printf("  %-44s %12.1f ns   ratio %.3f\n",
+			    intercepted ? "layer, extension enabled (intercepted)" : "layer, extension enabled",
+			    median(c), median(c) / base);
 	};
 	std::printf("\nper-call overhead, 7 alternating rounds, median per call\n");
 	rows("vkFreeMemory(VK_NULL_HANDLE) (dispatch cost alone):", n_plain, n_off, n_on);
 	rows("vkAllocateMemory + vkFreeMemory of 4 KiB (plain memory, passed through):", t_plain, t_off, t_on);
 	std::printf("  (disabled: vkGetDeviceProcAddr returned the driver's own pointer: %s)\n",
 		    vkGetDeviceProcAddr(off, "vkAllocateMemory") == vkGetDeviceProcAddr(plain, "vkAllocateMemory")
+			    ? "yes"
+			    : "no");
+	rows("vkCreateBuffer + vkDestroyBuffer of 4 KiB (not intercepted):", b_plain, b_off, b_on, false);
+	std::printf("  (enabled: vkGetDeviceProcAddr returned the driver's own vkCreateBuffer: %s)\n",
+		    vkGetDeviceProcAddr(on, "vkCreateBuffer") == vkGetDeviceProcAddr(plain, "vkCreateBuffer")
 			    ? "yes"
 			    : "no");
 	vkDestroyDevice(off, nullptr);
@@ -292,25 +387,52 @@ int run(const Options &o)
 		};
 	};
 	const auto none = static_cast<VkExternalMemoryHandleTypeFlagBits>(0);
-	Bandwidth local = read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none,
-					 plain_alloc(on, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0));
-	if (local.gbs <= 0) {
-		std::printf("  device-local: %s\n", local.note.c_str());
-		return 1;
+	int failures = 0;
+	uint32_t fill = 0x01020305u; // odd: a skipped or doubled element changes the sum
+
+	// The read shader's variants on device-local memory; the best is the baseline.
+	const ReadConfig variants[] = {
+		{"1 load in flight per invocation, 8192 workgroups", 1, 8192},
+		{"4 loads in flight per invocation, 8192 workgroups", 4, 8192},
+		{"4 loads in flight per invocation, 2048 workgroups", 4, 2048},
+		{"4 loads in flight per invocation, 512 workgroups", 4, 512},
+	};
+	std::vector<Bandwidth> vb;
+	size_t best = 0;
+	for (const ReadConfig &v : variants) {
+		vb.push_back(read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none, v, fill += 2,
+					    plain_alloc(on, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, 0)));
+		if (vb.back().failed || vb.back().gbs <= 0) {
+			std::printf("  device-local, %s: FAILED: %s\n", v.name.c_str(), vb.back().note.c_str());
+			return 1;
+		}
+		if (vb.back().gbs > vb[best].gbs)
+			best = vb.size() - 1;
 	}
+	std::printf("  read shader variants on device-local memory (ratio to the best):\n");
+	for (size_t i = 0; i < vb.size(); i++)
+		std::printf("    %-62s %9.2f GB/s   ratio %.3f%s\n", variants[i].name.c_str(), vb[i].gbs,
+			    vb[i].gbs / vb[best].gbs, i == best ? "  (baseline below)" : "");
+	const ReadConfig &cfg = variants[best];
+	const Bandwidth &local = vb[best];
 	auto row = [&](const std::string &name, const Bandwidth &b) {
-		if (b.gbs > 0)
+		if (b.failed) {
+			failures++;
+			std::printf("  %-64s FAILED: %s\n", name.c_str(), b.note.c_str());
+		} else if (b.gbs > 0) {
 			std::printf("  %-64s %9.2f GB/s   ratio %.3f%s%s\n", name.c_str(), b.gbs, b.gbs / local.gbs,
 				    b.note.empty() ? "" : "  ", b.note.c_str());
-		else
+		} else {
 			std::printf("  %-64s unavailable: %s\n", name.c_str(), b.note.c_str());
+		}
 	};
+	std::printf("  every row: %s, sums checked\n", cfg.name.c_str());
 	row("device-local", local);
-	row("device-local + host-visible (BAR-reachable kind)",
-	    read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none,
+	row("device-local + host-visible (same VRAM via the CPU aperture, not NIC P2P)",
+	    read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none, cfg, fill += 2,
 			   plain_alloc(on, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, 0)));
 	row("host-visible, not device-local (driver's host memory)",
-	    read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none,
+	    read_bandwidth(on, with.phys, with.family, q, bytes, o.passes, none, cfg, fill += 2,
 			   plain_alloc(on, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)));
 
 	// NIC memory: every policy, on every import path this driver has.
@@ -369,7 +491,7 @@ int run(const Options &o)
 				return r;
 			};
 			Bandwidth b = read_bandwidth(nd, with.phys, with.family, nq, bytes, o.passes, np.importHandleType,
-						     nic_alloc);
+						     cfg, fill += 2, nic_alloc);
 			row(std::string("NIC memory ") + pname + ", " + path + " import" +
 				    (placed.empty() ? "" : " [" + placed + "]"),
 			    b);
@@ -385,7 +507,9 @@ int run(const Options &o)
 	vkDestroyDevice(plain, nullptr);
 	vkDestroyInstance(with.instance, nullptr);
 	vkDestroyInstance(without.instance, nullptr);
-	return 0;
+	if (failures)
+		std::fprintf(stderr, "vkp2p-bench: %d measurement(s) failed\n", failures);
+	return failures ? 1 : 0;
 }
 
 } // namespace

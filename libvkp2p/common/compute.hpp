@@ -50,8 +50,9 @@ public:
 	~Compute() { destroy(); }
 
 	// @spirv: words; @nbuffers storage buffers at bindings 0..n-1.
+	// @spec: specialization constants of the shader, or null.
 	bool create(VkDevice device, uint32_t queue_family, const uint32_t *spirv, size_t words, uint32_t nbuffers,
-		    uint32_t push_bytes, std::string *err)
+		    uint32_t push_bytes, std::string *err, const VkSpecializationInfo *spec = nullptr)
 	{
 		dev_ = device;
 		std::vector<VkDescriptorSetLayoutBinding> b(nbuffers);
@@ -91,6 +92,7 @@ public:
 		cp.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
 		cp.stage.module = module;
 		cp.stage.pName = "main";
+		cp.stage.pSpecializationInfo = spec;
 		cp.layout = layout_;
 		r = vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &cp, nullptr, &pipe_);
 		vkDestroyShaderModule(dev_, module, nullptr);
@@ -218,6 +220,38 @@ public:
 			vkDestroyQueryPool(dev_, qp, nullptr);
 		if (r != VK_SUCCESS)
 			return fail(err, "vkQueueSubmit/vkWaitForFences", r);
+		return true;
+	}
+
+	// Fills @buffer with the 32-bit @value (vkCmdFillBuffer) and waits.
+	bool fill(VkQueue queue, VkBuffer buffer, uint32_t value, std::string *err)
+	{
+		vkResetCommandBuffer(cmd_, 0);
+		VkCommandBufferBeginInfo bi{};
+		bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+		bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+		VkResult r = vkBeginCommandBuffer(cmd_, &bi);
+		if (r != VK_SUCCESS)
+			return fail(err, "vkBeginCommandBuffer", r);
+		vkCmdFillBuffer(cmd_, buffer, 0, VK_WHOLE_SIZE, value);
+		VkMemoryBarrier mb{};
+		mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+		mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+		mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT;
+		vkCmdPipelineBarrier(cmd_, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, 1,
+				     &mb, 0, nullptr, 0, nullptr);
+		if ((r = vkEndCommandBuffer(cmd_)) != VK_SUCCESS)
+			return fail(err, "vkEndCommandBuffer", r);
+		VkSubmitInfo si{};
+		si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+		si.commandBufferCount = 1;
+		si.pCommandBuffers = &cmd_;
+		vkResetFences(dev_, 1, &fence_);
+		r = vkQueueSubmit(queue, 1, &si, fence_);
+		if (r == VK_SUCCESS)
+			r = vkWaitForFences(dev_, 1, &fence_, VK_TRUE, UINT64_MAX);
+		if (r != VK_SUCCESS)
+			return fail(err, "fill: vkQueueSubmit/vkWaitForFences", r);
 		return true;
 	}
 
