@@ -395,7 +395,10 @@ int run(const Options &o)
 		{"1 load in flight per invocation, 8192 workgroups", 1, 8192},
 		{"4 loads in flight per invocation, 8192 workgroups", 4, 8192},
 		{"4 loads in flight per invocation, 2048 workgroups", 4, 2048},
-		{"4 loads in flight per invocation, 512 workgroups", 4, 512},
+		{"8 loads in flight per invocation, 8192 workgroups", 8, 8192},
+		{"8 loads in flight per invocation, 1056 workgroups", 8, 1056},
+		{"16 loads in flight per invocation, 1056 workgroups", 16, 1056},
+		{"16 loads in flight per invocation, 264 workgroups", 16, 264},
 	};
 	std::vector<Bandwidth> vb;
 	size_t best = 0;

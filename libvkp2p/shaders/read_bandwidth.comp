@@ -3,7 +3,7 @@
 //
 // Reads a buffer once, 16 bytes per load, grid-stride, UNROLL independent
 // loads in flight per invocation (a specialization constant: 1 is the plain
-// loop, 4 the tuned one). Every invocation adds the words it read; the
+// loop). Every invocation adds the words it read; the
 // workgroup's total goes out (one word per group), so the loads cannot be
 // dropped and the host can check that every element was read exactly once.
 #version 450
@@ -32,13 +32,15 @@ void main()
 	if (gl_LocalInvocationIndex == 0u)
 		total = 0u;
 	barrier();
-	if (UNROLL == 4u) {
-		for (; i + 3u * stride < params.count; i += 4u * stride) {
-			uvec4 a = src.data[i];
-			uvec4 b = src.data[i + stride];
-			uvec4 c = src.data[i + 2u * stride];
-			uvec4 d = src.data[i + 3u * stride];
-			acc += (words(a) + words(b)) + (words(c) + words(d));
+	if (UNROLL > 1u) {
+		/* All UNROLL loads are issued before any result is used. */
+		for (; i + (UNROLL - 1u) * stride < params.count; i += UNROLL * stride) {
+			uvec4 v[UNROLL];
+
+			for (uint k = 0u; k < UNROLL; k++)
+				v[k] = src.data[i + k * stride];
+			for (uint k = 0u; k < UNROLL; k++)
+				acc += words(v[k]);
 		}
 	}
 	for (; i < params.count; i += stride)

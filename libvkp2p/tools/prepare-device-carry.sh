@@ -19,4 +19,5 @@ cp "$repo/libvkp2p/tools/device-h100.sh" "$dst/h100.sh"
 mkdir -p "$repo/.gl" /tmp/amd64/partial
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 apt-get $o update >/dev/null
-(cd "$repo/.gl" && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
+(cd "$repo/.gl" && apt-get $o download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2 \
+	libdrm2 libdrm-common libdrm-dev)
