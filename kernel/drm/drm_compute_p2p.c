@@ -216,8 +216,9 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	} else if ((exp->flags & DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) ||
 		   exp->pinned) {
 		exp->refused++;
-		exp->refused_reason = exp->pinned ? DRM_COMPUTE_P2P_REASON_PINNED :
-						    reason;
+		/* REQUIRE_P2P refuses for the importer's reason, pinned or not. */
+		exp->refused_reason = (exp->flags & DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) ?
+				      reason : DRM_COMPUTE_P2P_REASON_PINNED;
 		ret = -EBUSY;
 	} else {
 		ret = cdev->ops->p2p_move_to_host(obj);
