@@ -163,23 +163,6 @@ int onenode_query_userq(const struct onenode_device *dev,
 
 /* ---- buffers ---- */
 
-int onenode_bo_create(const struct onenode_device *dev, uint64_t size,
-		      uint64_t placement, uint32_t *handle)
-{
-	struct drm_compute_bo_create args;
-	int ret;
-
-	if (!handle)
-		return -EINVAL;
-	memset(&args, 0, sizeof(args));
-	args.size = size;
-	args.placement = placement;
-	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_BO_CREATE, &args);
-	if (!ret)
-		*handle = args.handle;
-	return ret;
-}
-
 int onenode_bo_create_export(const struct onenode_device *dev, uint64_t size,
 			     uint64_t placement, uint32_t flags,
 			     uint32_t *handle)
@@ -197,6 +180,12 @@ int onenode_bo_create_export(const struct onenode_device *dev, uint64_t size,
 	if (!ret)
 		*handle = args.handle;
 	return ret;
+}
+
+int onenode_bo_create(const struct onenode_device *dev, uint64_t size,
+		      uint64_t placement, uint32_t *handle)
+{
+	return onenode_bo_create_export(dev, size, placement, 0, handle);
 }
 
 int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,

@@ -306,16 +306,7 @@ err_put:
 int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
 			      u64 placement, u32 *handle)
 {
-	struct vcompute_device *vdev = to_vcompute(cfile->cdev->drm);
-	struct vcompute_bo *bo;
-	int ret;
-
-	bo = vcompute_bo_create(vdev, size, placement);
-	if (IS_ERR(bo))
-		return PTR_ERR(bo);
-	ret = drm_gem_handle_create(cfile->file, &bo->base, handle);
-	drm_gem_object_put(&bo->base);
-	return ret;
+	return vcompute_p2p_bo_create(cfile, size, placement, 0, handle);
 }
 
 /**
@@ -323,7 +314,8 @@ int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
  * @cfile: the file
  * @size: bytes, page aligned
  * @placement: VRAM, or SYSTEM for HOST_ONLY
- * @flags: the DRM_COMPUTE_BO_EXPORT_* flag
+ * @flags: the DRM_COMPUTE_BO_EXPORT_* flag, 0 for a buffer not made for
+ *	   export (&drm_compute_ops.bo_create)
  * @handle: set to the new handle
  *
  * Returns: 0, -ENOSPC, or -ENOMEM.
@@ -338,8 +330,10 @@ int vcompute_p2p_bo_create(struct drm_compute_file *cfile, u64 size,
 	bo = vcompute_bo_create(vdev, size, placement);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
-	bo->base.funcs = &vcompute_export_bo_funcs;
-	drm_compute_p2p_export_init(&bo->export, flags, placement);
+	if (flags) {
+		bo->base.funcs = &vcompute_export_bo_funcs;
+		drm_compute_p2p_export_init(&bo->export, flags, placement);
+	}
 	ret = drm_gem_handle_create(cfile->file, &bo->base, handle);
 	drm_gem_object_put(&bo->base);
 	return ret;
