@@ -48,11 +48,18 @@
  *
  * The placement is per buffer. While the buffer is in device memory, a
  * peer-to-peer importer maps it there. An importer that cannot reach it
- * either moves the buffer to system memory (PREFER_P2P:
- * &drm_compute_ops.p2p_move_to_host, then every importer is told with
- * dma_buf_invalidate_mappings() and maps system memory from then on), or is
- * refused with -EBUSY (REQUIRE_P2P, or a buffer pinned by someone else),
- * which the report counts with its reason. Nothing moves the buffer back.
+ * either moves the buffer to system memory (PREFER_P2P), or is refused with
+ * -EBUSY (REQUIRE_P2P, or a buffer pinned by someone else), which the report
+ * counts with its reason. A move follows dma-buf's rule for exporters: every
+ * importer is told first (dma_buf_invalidate_mappings()), the fences of the
+ * reservation object are waited for, and only then does
+ * &drm_compute_ops.p2p_move_to_host copy the data; importers map system
+ * memory from then on. Nothing moves the buffer back.
+ *
+ * A kernel CPU mapping of the buffer (dma_buf_vmap(), which needs no
+ * attachment: a software RDMA device's memory region, for instance) is no
+ * importer. It reaches the buffer where it lies, device memory through the
+ * BAR included, pins it there, and the report counts it.
  *
  * Locking: every field of &struct drm_compute_p2p_export is protected by
  * the buffer's reservation lock. dma-buf attach and detach run without it
@@ -67,6 +74,8 @@
 struct drm_compute_p2p_importer {
 	/* On &drm_compute_p2p_export.importers. */
 	struct list_head link;
+	/* The export state whose list this is. */
+	struct drm_compute_p2p_export *exp;
 	/* The attachment, for the dynamic flag. */
 	struct dma_buf_attachment *attach;
 	/* What the report shows. */
@@ -169,6 +178,26 @@ static void p2p_facts(struct drm_compute_device *cdev,
 		f->driver_reason = DRM_COMPUTE_P2P_REASON_BAR;
 }
 
+/*
+ * Move @obj to system memory for a new importer of @dmabuf, the way dma-buf
+ * asks of an exporter: tell the importers, wait until nothing uses the old
+ * memory, then move. Importers remap under the reservation lock, which is
+ * held throughout, so they find system memory.
+ */
+static int p2p_move(struct drm_compute_device *cdev, struct drm_gem_object *obj,
+		    struct dma_buf *dmabuf)
+{
+	long ret;
+
+	dma_resv_assert_held(obj->resv);
+	dma_buf_invalidate_mappings(dmabuf);
+	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				    MAX_SCHEDULE_TIMEOUT);
+	if (ret < 0)
+		return ret;
+	return cdev->ops->p2p_move_to_host(obj, dmabuf);
+}
+
 /**
  * drm_compute_p2p_attach - decide an importer's placement; &dma_buf_ops.attach
  * @cdev: the exporting device
@@ -203,6 +232,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	if (!imp)
 		return -ENOMEM;
 	imp->attach = attach;
+	imp->exp = exp;
 	strscpy(imp->name, dev_name(attach->dev));
 
 	dma_resv_lock(obj->resv, NULL);
@@ -221,7 +251,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 				      reason : DRM_COMPUTE_P2P_REASON_PINNED;
 		ret = -EBUSY;
 	} else {
-		ret = cdev->ops->p2p_move_to_host(obj);
+		ret = p2p_move(cdev, obj, attach->dmabuf);
 		if (!ret) {
 			exp->placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
 			exp->reason = reason;
@@ -232,8 +262,6 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 				other->reason = reason;
 				other->attach->peer2peer = false;
 			}
-			if (obj->dma_buf)
-				dma_buf_invalidate_mappings(obj->dma_buf);
 			imp->map = DRM_COMPUTE_P2P_MAP_HOST;
 			imp->reason = reason;
 		}
@@ -268,9 +296,13 @@ void drm_compute_p2p_detach(struct drm_gem_object *obj,
 
 	dma_resv_lock(obj->resv, NULL);
 	list_del(&imp->link);
+	/*
+	 * An importer unpins before it detaches; one that did not must not
+	 * leave the buffer pinned for good.
+	 */
+	if (WARN_ON(imp->pins))
+		imp->exp->pinned -= min(imp->exp->pinned, imp->pins);
 	dma_resv_unlock(obj->resv);
-	/* The dma-buf core unpins before it detaches. */
-	WARN_ON(imp->pins);
 	attach->priv = NULL;
 	kfree(imp);
 }

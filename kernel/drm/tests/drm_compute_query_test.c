@@ -66,7 +66,7 @@ static struct drm_compute_p2p_export *nop_p2p_export(struct drm_gem_object *obj)
 	return NULL;
 }
 
-static int nop_p2p_move(struct drm_gem_object *obj)
+static int nop_p2p_move(struct drm_gem_object *obj, struct dma_buf *dmabuf)
 {
 	return -ENODEV;
 }

@@ -100,17 +100,36 @@ static struct sg_table *vcompute_bo_get_sg_table(struct drm_gem_object *obj)
 	return drm_prime_pages_to_sg(obj->dev, bo->pages, obj->size >> PAGE_SHIFT);
 }
 
+/* Whether @bo lives in a PCI instance's BAR, which the CPU sees as I/O memory. */
+static bool vcompute_bo_in_bar(struct vcompute_bo *bo)
+{
+	return bo->placement == DRM_COMPUTE_PLACEMENT_VRAM &&
+	       to_vcompute(bo->base.dev)->pdev;
+}
+
 static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 {
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
+	unsigned int n = obj->size >> PAGE_SHIFT;
 	void *vaddr;
 
 	if (drm_gem_is_imported(obj))
 		return dma_buf_vmap(obj->dma_buf, map);
-	vaddr = vmap(bo->pages, obj->size >> PAGE_SHIFT, VM_MAP, PAGE_KERNEL);
-	if (!vaddr)
-		return -ENOMEM;
-	iosys_map_set_vaddr(map, vaddr);
+	/*
+	 * BAR pages are MMIO to the CPU (the kernel maps them uncached): map
+	 * them write-combined and say so, so users take the I/O accessors.
+	 */
+	if (vcompute_bo_in_bar(bo)) {
+		vaddr = vmap(bo->pages, n, VM_MAP, pgprot_writecombine(PAGE_KERNEL));
+		if (!vaddr)
+			return -ENOMEM;
+		iosys_map_set_vaddr_iomem(map, (void __iomem __force *)vaddr);
+	} else {
+		vaddr = vmap(bo->pages, n, VM_MAP, PAGE_KERNEL);
+		if (!vaddr)
+			return -ENOMEM;
+		iosys_map_set_vaddr(map, vaddr);
+	}
 	/* A kernel mapping holds the pages: no move until it goes. */
 	if (vcompute_bo_is_export(obj))
 		drm_compute_p2p_pin(&bo->export, NULL);
@@ -123,7 +142,7 @@ static void vcompute_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map
 		dma_buf_vunmap(obj->dma_buf, map);
 		return;
 	}
-	vunmap(map->vaddr);
+	vunmap(map->is_iomem ? (void __force *)map->vaddr_iomem : map->vaddr);
 	if (vcompute_bo_is_export(obj))
 		drm_compute_p2p_unpin(&to_vcompute_bo(obj)->export, NULL);
 }

@@ -210,7 +210,8 @@ void vcompute_bo_release_pages(struct vcompute_device *vdev,
 /* vcompute_p2p.c */
 struct dma_buf *vcompute_p2p_export(struct drm_gem_object *obj, int flags);
 struct drm_compute_p2p_export *vcompute_p2p_export_state(struct drm_gem_object *obj);
-int vcompute_p2p_move_to_host(struct drm_gem_object *obj);
+int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
+			      struct dma_buf *dmabuf);
 struct drm_gem_object *vcompute_gem_prime_import(struct drm_device *drm,
 						 struct dma_buf *dmabuf);
 

@@ -42,6 +42,7 @@
 #include <linux/slab.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_prime.h>
@@ -109,6 +110,8 @@ static struct sg_table *vcompute_p2p_map(struct dma_buf_attachment *attach,
 					 enum dma_data_direction dir)
 {
 	struct drm_gem_object *obj = attach->dmabuf->priv;
+	struct sg_table *sgt;
+	int idx;
 
 	/*
 	 * Without a BAR the helper never decides peer-to-peer. With one, the
@@ -117,7 +120,12 @@ static struct sg_table *vcompute_p2p_map(struct dma_buf_attachment *attach,
 	if (WARN_ON_ONCE(drm_compute_p2p_is_peer(attach) &&
 			 !to_vcompute(obj->dev)->pdev))
 		return ERR_PTR(-EINVAL);
-	return drm_gem_map_dma_buf(attach, dir);
+	/* No new mapping of a device that is going away (its BAR with it). */
+	if (!drm_dev_enter(obj->dev, &idx))
+		return ERR_PTR(-ENODEV);
+	sgt = drm_gem_map_dma_buf(attach, dir);
+	drm_dev_exit(idx);
+	return sgt;
 }
 
 static const struct dma_buf_ops vcompute_p2p_dmabuf_ops = {
@@ -155,13 +163,16 @@ struct dma_buf *vcompute_p2p_export(struct drm_gem_object *obj, int flags)
 /**
  * vcompute_p2p_move_to_host - &drm_compute_ops.p2p_move_to_host
  * @obj: a buffer in device memory, not pinned
+ * @dmabuf: its dma-buf (&drm_gem_object.dma_buf is gone once the last
+ *	    handle closed, while the dma-buf and its mappings live on)
  *
  * Context: &vcompute_engine.lock held (vcompute_p2p_attach()), then the
  * reservation lock of @obj; takes each mapping VM's &vcompute_vm.pt_lock.
  *
  * Returns: 0, or -ENOMEM with @obj unchanged.
  */
-int vcompute_p2p_move_to_host(struct drm_gem_object *obj)
+int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
+			      struct dma_buf *dmabuf)
 {
 	struct vcompute_device *vdev = to_vcompute(obj->dev);
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
@@ -188,8 +199,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj)
 
 	/* CPU mappings fault again, under the reservation lock we hold. */
 	drm_vma_node_unmap(&obj->vma_node, obj->dev->anon_inode->i_mapping);
-	if (obj->dma_buf)
-		unmap_mapping_range(obj->dma_buf->file->f_mapping, 0, 0, 1);
+	unmap_mapping_range(dmabuf->file->f_mapping, 0, 0, 1);
 
 	for (i = 0; i < n; i++)
 		copy_highpage(pages[i], bo->pages[i]);

@@ -309,18 +309,21 @@ struct drm_compute_ops {
 	 */
 	struct drm_compute_p2p_export *(*p2p_export)(struct drm_gem_object *obj);
 	/**
-	 * @p2p_move_to_host: P2P_EXPORT, mandatory. Move @obj from device
-	 * memory to system memory, so that an importer that cannot reach
-	 * device memory can use it. GPU VM and CPU mappings must follow the
-	 * move (the data stays the same for every user); importers are told by
-	 * the helper afterwards (dma_buf_invalidate_mappings()). Called with
-	 * the object's reservation lock held, never while the buffer is pinned.
-	 * A driver whose move needs a lock that nests outside reservation
-	 * locks (an engine that takes mmap_lock) takes it in its attach
-	 * callback, before drm_compute_p2p_attach().
+	 * @p2p_move_to_host: P2P_EXPORT, mandatory. Move @obj, exported as
+	 * @dmabuf, from device memory to system memory, so that an importer
+	 * that cannot reach device memory can use it. GPU VM and CPU mappings,
+	 * those of @dmabuf's file included, must follow the move (the data
+	 * stays the same for every user). Before the call the helper has told
+	 * every importer (dma_buf_invalidate_mappings()) and waited for every
+	 * fence of the reservation object, so no importer uses the old memory.
+	 * Called with the object's reservation lock held, never while the
+	 * buffer is pinned. A driver whose move needs a lock that nests
+	 * outside reservation locks (an engine that takes mmap_lock) takes it
+	 * in its attach callback, before drm_compute_p2p_attach().
 	 * Returns 0, or a negative errno with @obj unchanged.
 	 */
-	int (*p2p_move_to_host)(struct drm_gem_object *obj);
+	int (*p2p_move_to_host)(struct drm_gem_object *obj,
+				struct dma_buf *dmabuf);
 	/**
 	 * @p2p_check: P2P_EXPORT, optional. The driver's own conditions for a
 	 * peer-to-peer attachment of @obj by the importer of @attach, after
