@@ -862,8 +862,8 @@ static bool device_name(const struct compute_dev *cd, char *name, size_t len)
 	return true;
 }
 
-/* Debugfs vcompute_cu_groups of @cd's device: the dri/N whose name has it. */
-static FILE *open_cu_groups(const struct compute_dev *cd)
+/* Debugfs file @file of @cd's device: the dri/N whose name has it. */
+static FILE *open_debugfs(const struct compute_dev *cd, const char *file)
 {
 	static const char root[] = "/sys/kernel/debug/dri";
 	char dev[128], want[160];
@@ -900,7 +900,7 @@ static FILE *open_cu_groups(const struct compute_dev *cd)
 		p = strstr(line, want);
 		if (!p || (p[strlen(want)] != ' ' && p[strlen(want)] != '\n'))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s/vcompute_cu_groups", root, e->d_name);
+		snprintf(path, sizeof(path), "%s/%s/%s", root, e->d_name, file);
 		f = fopen(path, "re");
 	}
 	closedir(dir);
@@ -918,7 +918,7 @@ static FILE *open_cu_groups(const struct compute_dev *cd)
  */
 int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max)
 {
-	FILE *f = open_cu_groups(cd);
+	FILE *f = open_debugfs(cd, "vcompute_cu_groups");
 	unsigned long long n;
 	unsigned int cu;
 	int count = 0;
@@ -932,6 +932,33 @@ int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned i
 	}
 	fclose(f);
 	return count;
+}
+
+/**
+ * compute_memory - read debugfs vcompute_memory of @cd's device: what its
+ * buffers hold now
+ * @cd: the device
+ * @vram_used: set to the bytes of device memory allocated
+ * @own_pages: set to the system pages the driver allocated for buffers
+ *
+ * Returns: 0, or -ENOENT without the debugfs file.
+ */
+int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages)
+{
+	FILE *f = open_debugfs(cd, "vcompute_memory");
+	unsigned long long used;
+	long long pages;
+	int n;
+
+	if (!f)
+		return -ENOENT;
+	n = fscanf(f, " vram_used: %llu own_pages: %lld", &used, &pages);
+	fclose(f);
+	if (n != 2)
+		return -EINVAL;
+	*vram_used = used;
+	*own_pages = pages;
+	return 0;
 }
 
 /**

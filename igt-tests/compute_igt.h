@@ -228,6 +228,7 @@ int compute_fence_status(int fd, uint32_t syncobj, uint64_t point);
 int compute_read_param(const char *module, const char *param, unsigned long long *value);
 int compute_write_param(const char *module, const char *param, unsigned long long value);
 int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max);
+int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
 bool compute_drop_cap_sys_nice(void);
 
 /* ---- memory ---- */

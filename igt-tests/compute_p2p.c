@@ -459,8 +459,9 @@ static void report_invalid(void)
 	BAD(decided_by[31], 'x', -EINVAL);
 	BAD(refused, 1, -EINVAL);
 	BAD(refused_reason, 1, -EINVAL);
-	BAD(reserved[0], 1, -EINVAL);
-	BAD(reserved[1], 1, -EINVAL);
+	BAD(kernel_maps, 1, -EINVAL);
+	BAD(pad, 1, -EINVAL);
+	BAD(reserved, 1, -EINVAL);
 #undef BAD
 
 	/* With an importer, an unwritable array faults and the argument stays. */

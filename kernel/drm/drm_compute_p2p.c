@@ -327,6 +327,8 @@ void drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 	exp->pinned++;
 	if (imp)
 		imp->pins++;
+	else
+		exp->kernel_maps++;
 }
 EXPORT_SYMBOL(drm_compute_p2p_pin);
 
@@ -347,6 +349,8 @@ void drm_compute_p2p_unpin(struct drm_compute_p2p_export *exp,
 	exp->pinned--;
 	if (imp && !WARN_ON(!imp->pins))
 		imp->pins--;
+	else if (!imp && !WARN_ON(!exp->kernel_maps))
+		exp->kernel_maps--;
 }
 EXPORT_SYMBOL(drm_compute_p2p_unpin);
 
@@ -441,6 +445,7 @@ int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data)
 	strscpy(rep.decided_by, exp->decided_by);
 	rep.refused = exp->refused;
 	rep.refused_reason = exp->refused_reason;
+	rep.kernel_maps = exp->kernel_maps;
 	dma_resv_unlock(obj->resv);
 
 	/* Outside the lock: a fault here takes mmap_lock, which nests outside. */

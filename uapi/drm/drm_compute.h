@@ -554,8 +554,18 @@ struct drm_compute_p2p_report {
 	__u32 refused;
 	/** @refused_reason: out, DRM_COMPUTE_P2P_REASON_* of the last refusal. */
 	__u32 refused_reason;
+	/**
+	 * @kernel_maps: out, kernel CPU mappings of the buffer now
+	 * (dma_buf_vmap(): the memory region of a software RDMA device such
+	 * as rxe, for example). Such a user is no importer and is not in the
+	 * list: it reaches the buffer with the CPU where it lies, device
+	 * memory included (through the BAR), and holds it there as a pin does.
+	 */
+	__u32 kernel_maps;
+	/** @pad: in, must be zero. */
+	__u32 pad;
 	/** @reserved: in, must be zero. */
-	__u64 reserved[2];
+	__u64 reserved;
 };
 
 /**

@@ -66,9 +66,12 @@ void vcompute_bo_release_pages(struct vcompute_device *vdev,
 
 	if (pages) {
 		/* A PCI instance's BAR pages stay with the BAR. */
-		for (i = 0; i < n && pages[i]; i++)
-			if (!is_pci_p2pdma_page(pages[i]))
-				__free_page(pages[i]);
+		for (i = 0; i < n && pages[i]; i++) {
+			if (is_pci_p2pdma_page(pages[i]))
+				continue;
+			__free_page(pages[i]);
+			atomic_long_dec(&vdev->own_pages);
+		}
 		kvfree(pages);
 	}
 	if (!list_empty(blocks)) {
@@ -254,6 +257,7 @@ static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!bo->pages[i])
 			return -ENOMEM;
+		atomic_long_inc(&vdev->own_pages);
 	}
 	return 0;
 }

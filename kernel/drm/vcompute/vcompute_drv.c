@@ -177,6 +177,23 @@ static int svm_stats_show(struct seq_file *m, void *data)
 	return 0;
 }
 
+/* What buffers hold now, to check that nothing is left behind. */
+static int memory_show(struct seq_file *m, void *data)
+{
+	struct drm_debugfs_entry *entry = m->private;
+	struct vcompute_device *vdev = to_vcompute(entry->dev);
+	u64 avail;
+
+	mutex_lock(&vdev->vram_lock);
+	avail = vdev->vram.avail;
+	mutex_unlock(&vdev->vram_lock);
+	seq_printf(m, "vram_used: %llu\nown_pages: %ld\nsysmem_read: %lld\n",
+		   vdev->config.vram_size - avail,
+		   atomic_long_read(&vdev->own_pages),
+		   atomic64_read(&vdev->sysmem_read));
+	return 0;
+}
+
 static void vcompute_info(const struct vcompute_device *vdev,
 			  struct drm_compute_dev_info *info)
 {
@@ -284,6 +301,7 @@ static struct vcompute_device *vcompute_new(struct device *parent,
 		goto err_engine;
 
 	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
+	drm_debugfs_add_file(&vdev->drm, "vcompute_memory", memory_show, NULL);
 	if (IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM))
 		drm_debugfs_add_file(&vdev->drm, "vcompute_svm", svm_stats_show, NULL);
 	ret = drm_dev_register(&vdev->drm, 0);

@@ -111,6 +111,18 @@ struct vcompute_device {
 	 * VM or migrated page holds it; NULL before the first migration.
 	 */
 	struct vcompute_pagemap *pagemap;
+	/**
+	 * @own_pages: system pages the driver allocated for buffers (a faux
+	 * instance's device memory, buffers moved to system memory) and has
+	 * not freed; debugfs ``vcompute_memory``.
+	 */
+	atomic_long_t own_pages;
+	/**
+	 * @sysmem_read: bytes the engine read from system memory for packet
+	 * operands (not ring fetches); debugfs ``vcompute_memory``. What a
+	 * bounce through host memory costs, counted where it happens.
+	 */
+	atomic64_t sysmem_read;
 	/** @svm_stats: SVM counters (debugfs ``vcompute_svm``). */
 	struct {
 		/** @svm_stats.to_device: pages copied to device memory. */
@@ -230,8 +242,10 @@ int vcompute_vram_init(struct vcompute_device *vdev);
 #define VCOMPUTE_PTE_VALID	BIT_ULL(0)
 #define VCOMPUTE_PTE_WRITE	BIT_ULL(1)
 #define VCOMPUTE_PTE_EXEC	BIT_ULL(2)
+/* The page is system memory, not the device's (counted: debugfs vcompute_memory). */
+#define VCOMPUTE_PTE_SYSMEM	BIT_ULL(3)
 #define VCOMPUTE_PTE_FLAGS	(VCOMPUTE_PTE_VALID | VCOMPUTE_PTE_WRITE | \
-				 VCOMPUTE_PTE_EXEC)
+				 VCOMPUTE_PTE_EXEC | VCOMPUTE_PTE_SYSMEM)
 
 /* Engine access kinds, checked against the PTE bits. */
 enum vcompute_access {
@@ -328,7 +342,7 @@ int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
 			  enum vcompute_access access, struct page **page);
 int vcompute_vm_translate_fault(struct vcompute_vm *vm, u64 va,
 				enum vcompute_access access, struct page **page,
-				bool *relocked);
+				bool *relocked, bool *sysmem);
 int vcompute_vm_pt_prepare(struct vcompute_vm *vm, u64 va, u64 range);
 void vcompute_vm_pt_set(struct vcompute_vm *vm, u64 va, unsigned long pfn,
 			u64 bits);

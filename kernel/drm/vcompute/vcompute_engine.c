@@ -135,18 +135,18 @@ static int vm_copy(struct vcompute_queue *q, u64 dst, u64 src, u64 len,
 	while (len) {
 		u64 n = min3(len, PAGE_SIZE - offset_in_page(src),
 			     PAGE_SIZE - offset_in_page(dst));
-		bool relocked = false;
+		bool relocked = false, sysmem;
 		struct page *sp, *dp;
 		void *s, *d;
 
 		fault = vcompute_vm_translate_fault(vm, src, VCOMPUTE_READ, &sp,
-						    &relocked);
+						    &relocked, &sysmem);
 		if (fault) {
 			*fault_va = src;
 			break;
 		}
 		fault = vcompute_vm_translate_fault(vm, dst, VCOMPUTE_WRITE, &dp,
-						    &relocked);
+						    &relocked, NULL);
 		if (fault) {
 			*fault_va = dst;
 			break;
@@ -160,6 +160,8 @@ static int vm_copy(struct vcompute_queue *q, u64 dst, u64 src, u64 len,
 			break;
 		}
 		refaults = 0;
+		if (sysmem)
+			atomic64_add(n, &q->vdev->sysmem_read);
 		s = kmap_local_page(sp);
 		d = kmap_local_page(dp);
 		memcpy(d + offset_in_page(dst), s + offset_in_page(src), n);
@@ -216,7 +218,7 @@ static void exec_atomic(struct vcompute_queue *q,
 	down_read(&vm->pt_lock);
 	/* The only translation: the page is current even after a relock. */
 	x->fault = vcompute_vm_translate_fault(vm, p->va, VCOMPUTE_WRITE, &page,
-					       &relocked);
+					       &relocked, NULL);
 	if (x->fault) {
 		x->fault_va = p->va;
 		up_read(&vm->pt_lock);
@@ -312,7 +314,7 @@ static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
 	down_read(&vm->pt_lock);
 	while (count) {
 		u64 va[3], n = count;
-		bool relocked = false;
+		bool relocked = false, sysmem[3];
 		struct page *pg[3];
 		void *map[3];
 		int i, m = k->nin + 1;
@@ -326,7 +328,7 @@ static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
 			fault = vcompute_vm_translate_fault(vm, va[i],
 							    i < k->nin ? VCOMPUTE_READ :
 									 VCOMPUTE_WRITE,
-							    &pg[i], &relocked);
+							    &pg[i], &relocked, &sysmem[i]);
 			if (fault) {
 				*fault_va = va[i];
 				goto out;
@@ -342,6 +344,9 @@ static int ew_range(struct vcompute_queue *q, const struct ew *k, u64 first,
 			continue;
 		}
 		refaults = 0;
+		for (i = 0; i < k->nin; i++)
+			if (sysmem[i])
+				atomic64_add(n * 4, &q->vdev->sysmem_read);
 		for (i = 0; i < m; i++)
 			map[i] = kmap_local_page(pg[i]) + offset_in_page(va[i]);
 		ew_run(k, map[0], k->nin > 1 ? map[1] : NULL, map[m - 1], n);

@@ -195,6 +195,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 			vcompute_bo_release_pages(vdev, pages, n, &blocks);
 			return -ENOMEM;
 		}
+		atomic_long_inc(&vdev->own_pages);
 	}
 
 	/* CPU mappings fault again, under the reservation lock we hold. */

@@ -590,14 +590,19 @@ static void range_map(struct vcompute_vm *vm, struct vcompute_range *vr,
 		const struct drm_pagemap_addr *a = &vr->pages.dma_addr[j];
 		unsigned long pfn;
 
+		u64 mem = VCOMPUTE_PTE_SYSMEM;
+
 		/* Device memory: its device-private page frame (vcompute_pagemap.c). */
-		if (a->proto == DRM_INTERCONNECT_DRIVER)
+		if (a->proto == DRM_INTERCONNECT_DRIVER) {
 			pfn = PHYS_PFN(a->addr);
-		else
+			mem = 0;
+		} else {
 			pfn = PHYS_PFN(dma_to_phys(dev, a->addr));
+		}
 
 		for (k = 0; k < (1UL << a->order) && i < npages; k++, i++)
-			vcompute_vm_pt_set(vm, va + (i << PAGE_SHIFT), pfn + k, bits);
+			vcompute_vm_pt_set(vm, va + (i << PAGE_SHIFT), pfn + k,
+					   bits | mem);
 	}
 	vr->mapped = true;
 	vr->read_only = !(bits & VCOMPUTE_PTE_WRITE);

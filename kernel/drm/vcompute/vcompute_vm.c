@@ -202,10 +202,11 @@ void vcompute_vm_pt_zap(struct vcompute_vm *vm, u64 va, u64 range)
  * @gpuvm: the VM
  * @va: first address of the mapping
  * @range: bytes
- * @pages: the page for each of its pages, in order
+ * @pages: the page for each of its pages, in order, in system memory
  *
  * Keeps each entry's permission bits; entries that are not valid stay so.
- * A buffer that moves (DOC: Export to peer devices) uses it.
+ * A buffer that moves to system memory (DOC: Export to peer devices) uses
+ * it.
  *
  * Context: no device access in flight (&vcompute_engine.lock held); takes
  * &vcompute_vm.pt_lock for writing.
@@ -222,7 +223,7 @@ void vcompute_vm_pt_repoint(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 
 		if (leaf && (*leaf & VCOMPUTE_PTE_VALID))
 			*leaf = ((u64)page_to_pfn(pages[i]) << PAGE_SHIFT) |
-				(*leaf & VCOMPUTE_PTE_FLAGS);
+				(*leaf & VCOMPUTE_PTE_FLAGS) | VCOMPUTE_PTE_SYSMEM;
 	}
 	up_write(&vm->pt_lock);
 }
@@ -238,6 +239,8 @@ static void vcompute_pt_map(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 		bits |= VCOMPUTE_PTE_WRITE;
 	if (!(flags & DRM_COMPUTE_VM_BIND_NOEXEC))
 		bits |= VCOMPUTE_PTE_EXEC;
+	if (bo->placement != DRM_COMPUTE_PLACEMENT_VRAM)
+		bits |= VCOMPUTE_PTE_SYSMEM;
 
 	down_write(&vm->pt_lock);
 	for (i = 0; i < n; i++) {
@@ -362,9 +365,13 @@ int vcompute_vm_bind(struct drm_compute_vm *cvm,
 	return ret;
 }
 
-/* Translate @va with the page tables read-locked; 0 or a DRM_COMPUTE_FAULT_*. */
+/*
+ * Translate @va with the page tables read-locked; 0 or a DRM_COMPUTE_FAULT_*.
+ * *@sysmem, when given, says whether the page is system memory.
+ */
 static int translate_locked(struct vcompute_vm *vm, u64 va,
-			    enum vcompute_access access, struct page **page)
+			    enum vcompute_access access, struct page **page,
+			    bool *sysmem)
 {
 	u64 *leaf, pte;
 
@@ -380,6 +387,8 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 	if (access == VCOMPUTE_EXEC && !(pte & VCOMPUTE_PTE_EXEC))
 		return DRM_COMPUTE_FAULT_EXEC;
 	*page = pfn_to_page(pte >> PAGE_SHIFT);
+	if (sysmem)
+		*sysmem = pte & VCOMPUTE_PTE_SYSMEM;
 	/* SVM data in device memory: its data is in the backing page. */
 	if (is_device_private_page(*page))
 		*page = vcompute_pagemap_backing(*page);
@@ -398,7 +407,7 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
 			  enum vcompute_access access, struct page **page)
 {
-	return translate_locked(vm, va, access, page);
+	return translate_locked(vm, va, access, page, NULL);
 }
 
 /**
@@ -410,6 +419,7 @@ int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
  * @relocked: set to true if pt_lock was dropped and taken again: every
  *	page the caller translated before may be stale and must be
  *	translated again (left alone otherwise)
+ * @sysmem: set to whether the page is system memory, or NULL
  *
  * In an SVM VM, a missing entry is a fault to service, not yet a fault of
  * the queue: pt_lock is dropped (the service takes the mmap lock, and an
@@ -423,13 +433,13 @@ int vcompute_vm_translate(struct vcompute_vm *vm, u64 va,
  */
 int vcompute_vm_translate_fault(struct vcompute_vm *vm, u64 va,
 				enum vcompute_access access, struct page **page,
-				bool *relocked)
+				bool *relocked, bool *sysmem)
 {
 	unsigned int tries = 0;
 	int fault;
 
 	for (;;) {
-		fault = translate_locked(vm, va, access, page);
+		fault = translate_locked(vm, va, access, page, sysmem);
 		/* A write to a read-only SVM entry is a real permission fault. */
 		if (fault != DRM_COMPUTE_FAULT_UNMAPPED || !vm->svm_enabled ||
 		    va >> VA_BITS)
@@ -473,17 +483,19 @@ int vcompute_vm_access(struct vcompute_vm *vm, u64 va, u64 len,
 	down_read(&vm->pt_lock);
 	while (len) {
 		u64 off = offset_in_page(va), n = min_t(u64, len, PAGE_SIZE - off);
-		bool relocked = false;
+		bool relocked = false, sysmem;
 		struct page *page;
 		void *kaddr;
 
 		/* One page at a time: a relock invalidates nothing held. */
 		fault = vcompute_vm_translate_fault(vm, va, access, &page,
-						    &relocked);
+						    &relocked, &sysmem);
 		if (fault) {
 			*fault_va = va;
 			break;
 		}
+		if (access == VCOMPUTE_READ && sysmem)
+			atomic64_add(n, &to_vcompute(vm->gpuvm.drm)->sysmem_read);
 		kaddr = kmap_local_page(page);
 		fn(kaddr + off, n, arg);
 		kunmap_local(kaddr);

@@ -390,6 +390,8 @@ struct drm_compute_p2p_export {
 	u32 refused_reason;
 	/** @pinned: pins by importers and kernel mappings; no move while set. */
 	u32 pinned;
+	/** @kernel_maps: kernel CPU mappings (dma_buf_vmap()), in @pinned. */
+	u32 kernel_maps;
 	/** @decided_by: name of the importer that moved the buffer. */
 	char decided_by[32];
 	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
