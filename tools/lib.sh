@@ -60,6 +60,7 @@ ensure_tree() {
 	make_tree
 	install_guest_shims
 	ensure_igt
+	ensure_rdma_provider
 }
 
 # make_tree: the packages of the tree, remade only when tools/packages.txt
@@ -179,6 +180,53 @@ igt_unmet_depends() {
 		done
 		[ $ok = 1 ] || echo "$dep"
 	done
+}
+
+# rdma-core's rxe provider with rdma-core-patches/ applied (dma-buf memory
+# regions, which no Debian release of the provider has), for the guest: built
+# from the source of trixie's own rdma-core, since a provider uses the
+# private ABI of the tree's libibverbs, into the private prefix
+# /opt/onenode/rdma of the tree. The guest names it in RDMAV_DRIVERS
+# (tools/guest/run.sh), which libibverbs loads before the providers its
+# configuration lists. Only the orig tarball is fetched: the .dsc of
+# trixie's rdma-core answers 404 on this archive, its tarball does not.
+RDMA_CORE_VERSION=56.1
+RDMA_PREFIX=/opt/onenode/rdma
+ensure_rdma_provider() {
+	local dir=$TREE$RDMA_PREFIX src=$CACHE/work/src/rdma-core
+	local tarball=$CACHE/work/debs/rdma-core_$RDMA_CORE_VERSION.orig.tar.gz want have p
+	want=$( { echo "$RDMA_CORE_VERSION"; cat "$ONENODE_SRC"/rdma-core-patches/*.patch; } | sha256sum | cut -c1-16)
+	[ "$(cat "$dir/STAMP" 2>/dev/null)" = "$want" ] && return 0
+	need_root
+	have=$(dpkg-query --admindir="$TREE/var/lib/dpkg" -W -f='${Version}' libibverbs1 2>/dev/null || true)
+	[ "${have%%-*}" = "$RDMA_CORE_VERSION" ] ||
+		die "the tree's libibverbs1 is '$have'; the rxe provider is built from rdma-core $RDMA_CORE_VERSION (RDMA_CORE_VERSION in tools/lib.sh)"
+	if [ ! -f "$tarball" ]; then
+		log "downloading rdma-core $RDMA_CORE_VERSION's source (for the rxe provider's dma-buf patch)"
+		mkdir -p "$(dirname "$tarball")"
+		/usr/lib/apt/apt-helper download-file \
+			"$(archive_uri)/pool/main/r/rdma-core/rdma-core_$RDMA_CORE_VERSION.orig.tar.gz" "$tarball.part" >&2 ||
+			die "cannot download rdma-core_$RDMA_CORE_VERSION.orig.tar.gz from $(archive_uri)"
+		mv "$tarball.part" "$tarball"
+	fi
+	log "building rdma-core $RDMA_CORE_VERSION's rxe provider with rdma-core-patches/ (~30 s)"
+	rm -rf "$src" && mkdir -p "$src"
+	tar -xzf "$tarball" -C "$src" --strip-components=1
+	for p in "$ONENODE_SRC"/rdma-core-patches/*.patch; do
+		patch -d "$src" -p1 -s --no-backup-if-mismatch <"$p" || die "rdma-core-patches/$(basename "$p") does not apply"
+	done
+	in_tree bash -euc '
+		b=/onenode/cache/build/rdma-core prefix=$1
+		rm -rf "$b" && mkdir -p "$b"
+		cmake -S /onenode/cache/src/rdma-core -B "$b" -G Ninja -DNO_PYVERBS=1 \
+			-DNO_MAN_PAGES=1 -DENABLE_RESOLVE_NEIGH=0 >"$b/configure.log" 2>&1 ||
+			{ tail -20 "$b/configure.log" >&2; exit 1; }
+		ninja -C "$b" rxe-rdmav34 >/dev/null
+		rm -rf "$prefix.new" && mkdir -p "$prefix.new"
+		cp "$b/lib/librxe-rdmav34.so" "$prefix.new/"
+	' rdma "$RDMA_PREFIX"
+	echo "$want" >"$dir.new/STAMP"
+	rm -rf "$dir" && mv "$dir.new" "$dir"
 }
 
 # ensure_igt: upstream IGT (IGT_DEBS) unpacked into $TREE/opt/igt with an

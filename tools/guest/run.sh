@@ -17,6 +17,31 @@ for m in ${ONENODE_MODULES:-}; do
 	esac
 	insmod "$ONENODE_KBUILD/$m" || echo "guest: cannot load $m" >&2
 done
+# The test VM's RDMA NIC: Soft-RoCE (rxe0, built into the test kernels)
+# over one end of a veth pair with an IPv4 address, so that its queue pairs
+# reach each other through rxe's loopback path; and rdma-core's rxe
+# provider with dma-buf memory regions (rdma-core-patches/, built by
+# tools/lib.sh into /opt/onenode/rdma), which libibverbs loads first.
+if [ -e /opt/onenode/rdma/librxe-rdmav34.so ]; then
+	export RDMAV_DRIVERS=/opt/onenode/rdma/librxe
+fi
+if command -v rdma >/dev/null && ip link add onenode-rdma0 type veth peer name onenode-rdma1 2>/dev/null; then
+	ip addr add 192.0.2.1/24 dev onenode-rdma0
+	# Jumbo frames, as RoCE deployments use: an RDMA MTU of 4096.
+	ip link set onenode-rdma0 mtu 9000
+	ip link set onenode-rdma1 mtu 9000 up
+	ip link set onenode-rdma0 up
+	if rdma link add rxe0 type rxe netdev onenode-rdma0 2>"$out/rdma-err.txt"; then
+		# The IPv4 GID appears once the RDMA core has seen the address.
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			grep -q '0000:0000:0000:0000:0000:ffff:c000:0201' \
+				/sys/class/infiniband/rxe0/ports/1/gids/* 2>/dev/null && break
+			sleep 0.5
+		done
+	else
+		echo "guest: no Soft-RoCE device: $(cat "$out/rdma-err.txt")" >&2
+	fi
+fi
 if [ -w /sys/kernel/debug/kmemleak ]; then
 	# Leaks flavor: forget what boot leaked into the report before CMD runs.
 	echo clear >/sys/kernel/debug/kmemleak
