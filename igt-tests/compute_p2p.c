@@ -26,6 +26,13 @@
  * (vcompute_edu): their writes land in the BAR where the kernel decided
  * peer-to-peer and in system memory where it did not, and the exporter sees
  * the bytes either way.
+ *
+ * RDMA: the test VM's Soft-RoCE device (rxe, patch 0004 of the kernel
+ * series) registers exported buffers as dma-buf memory regions through
+ * rdma-core (ibv_reg_dmabuf_mr()), and a queue pair of its RDMA loop writes
+ * into them with RDMA WRITE. rxe is a CPU importer: it maps the buffer with
+ * dma_buf_vmap() and no attachment, so the report shows a kernel mapping
+ * that pins the buffer where it lies (device memory too), not an importer.
  */
 
 #define _GNU_SOURCE
@@ -34,6 +41,7 @@
 #include <stdlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,6 +58,7 @@
 
 #include "compute_igt.h"
 #include "onenode_igt.h"
+#include "onenode_rdma.h"
 
 IGT_TEST_DESCRIPTION("Checks buffers made for export to peer devices: the "
 		     "export flags, the kernel's placement decision per "
@@ -63,6 +72,8 @@ IGT_TEST_DESCRIPTION("Checks buffers made for export to peer devices: the "
 
 static struct compute_dev cd = { .fd = -1 }, peer = { .fd = -1 };
 static int vgem = -1;
+static struct onenode_rdma *rdma;
+static int rdma_err = -ENODEV;
 
 static const struct {
 	const char *name;
@@ -710,6 +721,236 @@ static void race_import_report(void)
 	compute_bo_close(&cd, h);
 }
 
+/* ---- RDMA: rxe's dma-buf memory regions ---- */
+
+static void rdma_require(void)
+{
+	igt_require_f(rdma, "an RDMA device with a RoCE v2 IPv4 GID (Soft-RoCE): %s\n",
+		      strerror(-rdma_err));
+}
+
+/* A host memory region of @size bytes filled with @seed's pattern. */
+static struct ibv_mr *rdma_host_mr(size_t size, uint32_t seed, void **mem)
+{
+	struct ibv_mr *mr;
+
+	*mem = aligned_alloc(COMPUTE_PAGE, size);
+	igt_assert(*mem);
+	compute_fill_pattern(*mem, size, seed);
+	mr = ibv_reg_mr(onenode_rdma_pd(rdma), *mem, size,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	igt_assert_f(mr, "ibv_reg_mr: %s\n", strerror(errno));
+	return mr;
+}
+
+static void assert_memory(const struct compute_dev *dev, uint64_t used, int64_t pages,
+			  const char *when)
+{
+	uint64_t u;
+	int64_t p;
+
+	igt_assert_eq(compute_memory(dev, &u, &p), 0);
+	igt_assert_f(u == used && p == pages,
+		     "%s: device memory %" PRIu64 " bytes, %" PRId64 " own pages; "
+		     "before: %" PRIu64 ", %" PRId64 "\n", when, u, p, used, pages);
+}
+
+/*
+ * rxe registers a PREFER_P2P buffer of @dev in device memory as a dma-buf
+ * memory region and RDMA-writes a pattern into it: the buffer stays where
+ * it is, pinned by the kernel mapping, the CPU and a queue read the bytes,
+ * a static importer that would move it is refused (PINNED), and once the
+ * region is gone the buffer can move and nothing is left allocated.
+ */
+static void rdma_mr(struct compute_dev *dev)
+{
+	struct drm_compute_p2p_report r;
+	struct ibv_mr *src_mr, *mr;
+	uint32_t vm, h, imp = 0;
+	struct compute_buf out;
+	uint64_t used;
+	int64_t pages;
+	size_t bad = 0;
+	void *src, *m;
+	int fd;
+
+	igt_assert_eq(compute_memory(dev, &used, &pages), 0);
+	h = export_bo(dev, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	m = compute_bo_map(dev, h, SIZE);
+	fd = prime_fd(dev, h);
+	igt_assert_eq(onenode_rdma_reg_dmabuf(rdma, fd, 0, SIZE, &mr), 0);
+	report(dev, h, &r, NULL, 0);
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NONE, "with a memory region");
+	igt_assert_eq_u32(r.kernel_maps, 1);
+	igt_assert_eq_u32(r.count, 0);
+
+	/* The peer queue pair writes; the bytes are in the GPU's buffer. */
+	src_mr = rdma_host_mr(SIZE, 141, &src);
+	igt_assert_f(!onenode_rdma_write(rdma, src_mr, 0, mr, 0, SIZE, 4096),
+		     "RDMA WRITE: %s\n", onenode_rdma_last_status(rdma));
+	igt_assert_f(compute_check_pattern(m, SIZE, 141, &bad),
+		     "CPU read after RDMA WRITE: bad at byte %zu\n", bad);
+	vm = compute_vm(dev);
+	compute_map(dev, vm, h, 0, COMPUTE_BUF_VA(0), SIZE, 0);
+	compute_buf_init(dev, vm, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, COMPUTE_BUF_VA(1), 0, &out);
+	gpu_copy(dev, vm, out.va, COMPUTE_BUF_VA(0), SIZE);
+	igt_assert_f(compute_check_pattern(out.cpu, SIZE, 141, &bad),
+		     "GPU read after RDMA WRITE: bad at byte %zu\n", bad);
+	/* A write at an offset, in odd-sized pieces, lands where it should. */
+	compute_fill_pattern(src, SIZE, 142);
+	igt_assert_eq(onenode_rdma_write(rdma, src_mr, 0, mr, 3 * COMPUTE_PAGE + 5,
+					 5 * COMPUTE_PAGE, 1000), 0);
+	igt_assert_eq(memcmp((char *)m + 3 * COMPUTE_PAGE + 5, src, 5 * COMPUTE_PAGE), 0);
+
+	/* Pinned where it lies: a static importer cannot move it. */
+	if (vgem >= 0) {
+		igt_assert_eq(import(vgem, fd, &imp), -EBUSY);
+		report(dev, h, &r, NULL, 0);
+		igt_assert_eq_u32(r.refused, 1);
+		assert_reason(r.refused_reason, DRM_COMPUTE_P2P_REASON_PINNED, "the refusal");
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	}
+
+	igt_assert_eq(ibv_dereg_mr(mr), 0);
+	report(dev, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.kernel_maps, 0);
+	if (vgem >= 0) {
+		/* Unpinned: now the importer moves it, data and mappings along. */
+		igt_assert_eq(import(vgem, fd, &imp), 0);
+		report(dev, h, &r, NULL, 0);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P, "the move");
+		igt_assert_eq(memcmp((char *)m + 3 * COMPUTE_PAGE + 5, src, 5 * COMPUTE_PAGE), 0);
+		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
+	}
+	igt_assert_eq(ibv_dereg_mr(src_mr), 0);
+	free(src);
+	munmap(m, SIZE);
+	compute_unmap(dev, vm, COMPUTE_BUF_VA(0), SIZE);
+	compute_buf_fini(dev, &out);
+	compute_vm_destroy(dev, vm);
+	close(fd);
+	compute_bo_close(dev, h);
+	assert_memory(dev, used, pages, "every reference dropped");
+}
+
+/* Bad registrations fail with the errno verbs gives and register nothing. */
+static void rdma_invalid(void)
+{
+	struct ibv_pd *pd = onenode_rdma_pd(rdma);
+	const int rw = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+	struct drm_compute_p2p_report r;
+	uint32_t h;
+	int fd, null;
+
+#define REG_FAILS(call, err) do {					\
+		struct ibv_mr *bad_mr_ = (call);			\
+		igt_assert_f(!bad_mr_, #call " registered\n");		\
+		igt_assert_f(errno == (err), #call ": errno %d (%s), expected %d\n", \
+			     errno, strerror(errno), (err));		\
+	} while (0)
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
+	fd = prime_fd(&cd, h);
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	igt_assert_fd(null);
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, -1, rw), EBADF);
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, null, rw), EINVAL);	/* not a dma-buf */
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE + COMPUTE_PAGE, 0, fd, rw), EINVAL);
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, SIZE, COMPUTE_PAGE, SIZE, fd, rw), EINVAL);
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, COMPUTE_PAGE, UINT64_MAX - 100, COMPUTE_PAGE, fd, rw), EINVAL);
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 1, COMPUTE_PAGE, 2, fd, rw), EINVAL);	/* page offsets differ */
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, UINT64_MAX - 100, fd, rw), EINVAL);	/* iova wraps */
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, fd, rw | IBV_ACCESS_ON_DEMAND), EINVAL);
+#undef REG_FAILS
+	report(&cd, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.kernel_maps, 0);
+	/* REQUIRE_P2P takes it: the CPU reaches device memory, no bounce. */
+	{
+		struct ibv_mr *mr;
+
+		igt_assert_eq(onenode_rdma_reg_dmabuf(rdma, fd, COMPUTE_PAGE, 2 * COMPUTE_PAGE, &mr), 0);
+		report(&cd, h, &r, NULL, 0);
+		igt_assert_eq_u32(r.kernel_maps, 1);
+		igt_assert_eq_u32(r.refused, 0);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+		igt_assert_eq(ibv_dereg_mr(mr), 0);
+	}
+	close(null);
+	close(fd);
+	compute_bo_close(&cd, h);
+}
+
+/*
+ * The exporter lets go first: its handle, its dma-buf fd and its whole file
+ * close while the memory region lives. The region keeps the buffer; a write
+ * still lands; deregistering frees the device memory.
+ */
+static void rdma_exporter_first(void)
+{
+	struct compute_dev own = { .fd = -1 };
+	struct ibv_mr *src_mr, *mr;
+	uint64_t used;
+	int64_t pages;
+	void *src;
+	uint32_t h;
+	int fd;
+
+	igt_assert_eq(compute_memory(&cd, &used, &pages), 0);
+	compute_open_file(&cd, &own);
+	h = export_bo(&own, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	fd = prime_fd(&own, h);
+	igt_assert_eq(onenode_rdma_reg_dmabuf(rdma, fd, 0, SIZE, &mr), 0);
+	close(fd);
+	compute_bo_close(&own, h);
+	compute_close(&own);
+	src_mr = rdma_host_mr(SIZE, 151, &src);
+	igt_assert_eq(onenode_rdma_write(rdma, src_mr, 0, mr, 0, SIZE, 4096), 0);
+	igt_assert_eq(ibv_dereg_mr(mr), 0);
+	igt_assert_eq(ibv_dereg_mr(src_mr), 0);
+	free(src);
+	assert_memory(&cd, used, pages, "after the last region went");
+}
+
+/*
+ * Children register and deregister regions of one dma-buf, each with its
+ * own RDMA loop, while the exporter reads reports: the count of kernel
+ * mappings stays within what the children can hold, and ends at zero.
+ */
+static void rdma_race(void)
+{
+	struct drm_compute_p2p_report r;
+	uint32_t h;
+	int fd;
+
+	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	fd = prime_fd(&cd, h);
+	igt_fork(child, RACE_CHILDREN) {
+		struct onenode_rdma *own;
+
+		/* A verbs context does not survive fork(): each child opens its own. */
+		igt_assert_eq(onenode_rdma_open(onenode_rdma_name(rdma), &own), 0);
+		for (int i = 0; i < RACE_ROUNDS / 4; i++) {
+			struct ibv_mr *mr;
+
+			igt_assert_eq(onenode_rdma_reg_dmabuf(own, fd, COMPUTE_PAGE * child,
+							      COMPUTE_PAGE, &mr), 0);
+			igt_assert_eq(ibv_dereg_mr(mr), 0);
+		}
+		onenode_rdma_close(own);
+	}
+	for (int i = 0; i < RACE_ROUNDS; i++) {
+		report(&cd, h, &r, NULL, 0);
+		igt_assert_lte(r.kernel_maps, RACE_CHILDREN);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	}
+	igt_waitchildren();
+	report(&cd, h, &r, NULL, 0);
+	igt_assert_eq_u32(r.kernel_maps, 0);
+	close(fd);
+	compute_bo_close(&cd, h);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -721,6 +962,7 @@ igt_main
 		vgem = open_vgem();
 		find_pci_nodes();
 		find_edus();
+		rdma_err = onenode_rdma_open(NULL, &rdma);
 	}
 
 	igt_describe("Each export flag creates a buffer in the placement it takes; "
@@ -856,7 +1098,58 @@ igt_main
 	igt_subtest("race-import-report")
 		race_import_report();
 
+	igt_describe("Soft-RoCE registers a PREFER_P2P buffer in device memory "
+		     "as a dma-buf memory region (ibv_reg_dmabuf_mr) on the faux "
+		     "device and on every PCI instance (BAR memory, I/O to the "
+		     "CPU); RDMA WRITEs land in it, whole and at odd offsets; the "
+		     "report shows one kernel mapping and the buffer in device "
+		     "memory; a static importer is refused (PINNED) until the "
+		     "region goes, then moves it; nothing stays allocated.");
+	igt_subtest_with_dynamic("rdma-dmabuf-mr") {
+		rdma_require();
+		igt_dynamic("faux")
+			rdma_mr(&cd);
+		for (int i = 0; i < npci; i++) {
+			char name[40];
+
+			/* A dynamic subtest name has no ':' or '.'. */
+			snprintf(name, sizeof(name), "pci-%s", pcis[i].pci);
+			for (char *c = name; *c; c++)
+				if (*c == ':' || *c == '.')
+					*c = '-';
+			igt_dynamic(name)
+				rdma_mr(&pcis[i].cd);
+		}
+	}
+
+	igt_describe("Registrations of a bad fd, a file that is no dma-buf, a "
+		     "range past the buffer or wrapping, offset and iova in "
+		     "different page positions, and on-demand paging fail and "
+		     "leave no kernel mapping; a REQUIRE_P2P buffer is taken "
+		     "in device memory, refusing nothing.");
+	igt_subtest("rdma-dmabuf-invalid") {
+		rdma_require();
+		rdma_invalid();
+	}
+
+	igt_describe("The exporter's handle, dma-buf fd and file close while "
+		     "the memory region lives: a write still lands, and "
+		     "deregistering frees the device memory.");
+	igt_subtest("rdma-exporter-first") {
+		rdma_require();
+		rdma_exporter_first();
+	}
+
+	igt_describe("Processes register and deregister regions of one dma-buf "
+		     "while the exporter reads reports: the kernel mappings "
+		     "counted stay within bounds and end at zero.");
+	igt_subtest("rdma-race") {
+		rdma_require();
+		rdma_race();
+	}
+
 	igt_fixture {
+		onenode_rdma_close(rdma);
 		for (int i = 0; i < npci; i++)
 			compute_close(&pcis[i].cd);
 		if (vgem >= 0)
