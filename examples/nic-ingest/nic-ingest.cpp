@@ -6,16 +6,23 @@
  * dma-buf; a user queue checksums them in place; the kernel says where the
  * memory lives and why.
  *
- * The "NIC" is the test VM's DMA-doing importer (vcompute_edu, QEMU's edu
- * device: /dev/vcompute-edu-*), the GPU a vcompute PCI instance, whose
- * device memory is a PCI BAR. For each NIC (or the one --nic names):
+ * The GPU is a vcompute PCI instance, whose device memory is a PCI BAR. The
+ * NICs are the test VM's:
+ *  - DMA-doing importers (vcompute_edu, QEMU's edu device:
+ *    /dev/vcompute-edu-*), which write by bus address with a DMA engine;
+ *  - an RDMA device (Soft-RoCE, rxe0), through the API RDMA applications
+ *    use: the buffer is registered with ibv_reg_dmabuf_mr(), and a remote
+ *    queue pair writes the packets into it with RDMA WRITE. rxe moves data
+ *    with the CPU, so it maps the buffer in the kernel instead of importing
+ *    it for DMA (the report counts a kernel mapping, not an importer).
+ * For each NIC (or the one --nic names):
  *  1. the GPU allocates --packets packets of 1 KiB, made for export with
  *     DRM_COMPUTE_BO_EXPORT_PREFER_P2P, and exports them as a dma-buf;
- *  2. the NIC imports the dma-buf; the kernel decides, from the PCI
- *     topology, whether the NIC reaches the GPU's memory directly
+ *  2. the NIC takes the dma-buf; the kernel decides, from the PCI topology,
+ *     whether a DMA-doing NIC reaches the GPU's memory directly
  *     (peer-to-peer) or the buffer moves to system memory, and the program
  *     prints its report (DRM_COMPUTE_OP_P2P_REPORT);
- *  3. the NIC writes the packets with its DMA engine;
+ *  3. the NIC writes the packets;
  *  4. a user queue computes the CRC-32C of every packet where it lies
  *     (DISPATCH CRC32C), and the program checks each against the CRC the
  *     CPU computed over what it handed the NIC, and every byte through the
@@ -38,12 +45,14 @@
 #include <cstring>
 #include <filesystem>
 #include <format>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "onenode.hpp"
+#include "onenode_rdma.h"
 #include "onenode_vcompute.h"
 
 namespace {
@@ -61,10 +70,11 @@ struct options {
 constexpr std::string_view usage_text =
 	"usage: onenode-nic-ingest [--device PATH] [--nic PATH] [--packets N]\n"
 	"\n"
-	"A NIC (vcompute_edu) writes packets into exported GPU memory; a queue\n"
-	"checksums them in place; the kernel reports where the memory lives.\n"
+	"A NIC writes packets into exported GPU memory; a queue checksums them in\n"
+	"place; the kernel reports where the memory lives.\n"
 	"  --device PATH  the GPU's render node (default: the first vcompute PCI instance)\n"
-	"  --nic PATH     one NIC (default: every /dev/vcompute-edu-*)\n"
+	"  --nic NIC      one NIC: /dev/vcompute-edu-* (DMA) or an RDMA device such\n"
+	"                 as rxe0 (default: every edu, and the first RDMA device)\n"
 	"  --packets N    packets of 1 KiB (default 16, at most 1024)\n";
 
 void say(const std::string &s)
@@ -141,19 +151,6 @@ onenode::Device open_gpu(const options &opt)
 	throw onenode::error(-ENOENT, "no vcompute PCI instance (a render node with a BAR)");
 }
 
-std::vector<std::string> nics(const options &opt)
-{
-	std::vector<std::string> out;
-
-	if (!opt.nic.empty())
-		return { opt.nic };
-	for (const auto &e : std::filesystem::directory_iterator("/dev"))
-		if (e.path().filename().string().rfind("vcompute-edu-", 0) == 0)
-			out.push_back(e.path().string());
-	std::sort(out.begin(), out.end());
-	return out;
-}
-
 struct Fd {
 	int fd = -1;
 	explicit Fd(int f) : fd(f) {}
@@ -165,6 +162,124 @@ struct Fd {
 			close(fd);
 	}
 };
+
+/* A NIC: takes a dma-buf of GPU memory, then writes packets into it. */
+class Nic {
+public:
+	virtual ~Nic() = default;
+	virtual std::string name() const = 0;
+	/* How it writes, for the output. */
+	virtual const char *how() const = 0;
+	virtual void take(int dmabuf, std::uint64_t bytes) = 0;
+	virtual void write(const std::vector<std::uint8_t> &src) = 0;
+};
+
+/* vcompute_edu: imports the dma-buf for DMA and writes by bus address. */
+class EduNic : public Nic {
+public:
+	explicit EduNic(std::string path)
+		: path_(std::move(path)), fd_(open(path_.c_str(), O_RDWR | O_CLOEXEC))
+	{
+		if (fd_.fd < 0)
+			throw onenode::error(-errno, "open " + path_);
+	}
+	std::string name() const override { return path_; }
+	const char *how() const override { return "by DMA"; }
+	void take(int dmabuf, std::uint64_t) override
+	{
+		vcompute_edu_import imp{ dmabuf, 0 };
+		if (ioctl(fd_.fd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp))
+			throw onenode::error(-errno, path_ + ": import the dma-buf");
+	}
+	void write(const std::vector<std::uint8_t> &src) override
+	{
+		vcompute_edu_write w{};
+		w.size = src.size();
+		w.data = reinterpret_cast<std::uintptr_t>(src.data());
+		if (ioctl(fd_.fd, VCOMPUTE_EDU_IOCTL_WRITE, &w))
+			throw onenode::error(-errno, path_ + ": DMA write");
+	}
+
+private:
+	std::string path_;
+	Fd fd_;
+};
+
+/* An RDMA device: the dma-buf is a memory region, a peer RDMA-WRITEs it. */
+class RdmaNic : public Nic {
+public:
+	explicit RdmaNic(const char *dev)
+	{
+		onenode_rdma *r = nullptr;
+		onenode::check(onenode_rdma_open(dev, &r),
+			       std::string("open the RDMA device ") + (dev ? dev : "(first)"));
+		loop_.reset(r);
+	}
+	~RdmaNic() override
+	{
+		if (dst_)
+			ibv_dereg_mr(dst_);
+		if (src_)
+			ibv_dereg_mr(src_);
+	}
+	std::string name() const override { return onenode_rdma_name(loop_.get()); }
+	const char *how() const override { return "by RDMA WRITE"; }
+	void take(int dmabuf, std::uint64_t bytes) override
+	{
+		onenode::check(onenode_rdma_reg_dmabuf(loop_.get(), dmabuf, 0, bytes, &dst_),
+			       name() + ": ibv_reg_dmabuf_mr");
+	}
+	void write(const std::vector<std::uint8_t> &src) override
+	{
+		/* The peer's packets, in its own registered host memory. */
+		src_ = ibv_reg_mr(onenode_rdma_pd(loop_.get()),
+				  const_cast<std::uint8_t *>(src.data()), src.size(),
+				  IBV_ACCESS_LOCAL_WRITE);
+		if (!src_)
+			throw onenode::error(-errno, name() + ": ibv_reg_mr");
+		int ret = onenode_rdma_write(loop_.get(), src_, 0, dst_, 0, src.size(),
+					     packet_bytes);
+		if (ret)
+			throw onenode::error(ret, name() + ": RDMA WRITE (" +
+					     onenode_rdma_last_status(loop_.get()) + ")");
+	}
+
+private:
+	struct Close {
+		void operator()(onenode_rdma *r) const { onenode_rdma_close(r); }
+	};
+	std::unique_ptr<onenode_rdma, Close> loop_;
+	ibv_mr *dst_ = nullptr, *src_ = nullptr;
+};
+
+/* The NICs to use: --nic's, else every edu and the first RDMA device. */
+std::vector<std::unique_ptr<Nic>> nics(const options &opt)
+{
+	std::vector<std::unique_ptr<Nic>> out;
+	std::vector<std::string> edus;
+
+	if (!opt.nic.empty()) {
+		if (opt.nic.rfind("/dev/", 0) == 0)
+			out.push_back(std::make_unique<EduNic>(opt.nic));
+		else
+			out.push_back(std::make_unique<RdmaNic>(opt.nic.c_str()));
+		return out;
+	}
+	for (const auto &e : std::filesystem::directory_iterator("/dev"))
+		if (e.path().filename().string().rfind("vcompute-edu-", 0) == 0)
+			edus.push_back(e.path().string());
+	std::sort(edus.begin(), edus.end());
+	for (const auto &e : edus)
+		out.push_back(std::make_unique<EduNic>(e));
+	try {
+		out.push_back(std::make_unique<RdmaNic>(nullptr));
+	} catch (const onenode::error &e) {
+		if (e.code() != -ENODEV)
+			throw;
+		say("  (no RDMA device: the RDMA path is not run)\n");
+	}
+	return out;
+}
 
 std::string report_text(onenode::Device &dev, std::uint32_t handle)
 {
@@ -181,11 +296,15 @@ std::string report_text(onenode::Device &dev, std::uint32_t handle)
 		s += std::format("; importer {} maps it {} ({})", att[i].importer,
 				 att[i].map == DRM_COMPUTE_P2P_MAP_PEER ? "peer-to-peer" : "in host memory",
 				 onenode_p2p_reason_name(att[i].reason));
+	if (rep.kernel_maps)
+		s += std::format("; {} kernel mapping{} reach{} it with the CPU where it lies",
+				 rep.kernel_maps, rep.kernel_maps > 1 ? "s" : "",
+				 rep.kernel_maps > 1 ? "" : "es");
 	return s;
 }
 
 /* One NIC's ingest; the number of bad packets. */
-int ingest(onenode::Device &gpu, const std::string &nic, const options &opt)
+int ingest(onenode::Device &gpu, Nic &nic, const options &opt)
 {
 	const std::uint64_t bytes = opt.packets * packet_bytes;
 	auto t = std::chrono::steady_clock::now();
@@ -197,29 +316,20 @@ int ingest(onenode::Device &gpu, const std::string &nic, const options &opt)
 		throw onenode::error(-errno, "export the buffer as a dma-buf");
 	Fd dmabuf_fd(dmabuf);
 
-	/* 2. The NIC imports it; the kernel decides and reports. */
-	Fd n(open(nic.c_str(), O_RDWR | O_CLOEXEC));
-	if (n.fd < 0)
-		throw onenode::error(-errno, "open " + nic);
-	vcompute_edu_import imp{ dmabuf_fd.fd, 0 };
-	if (ioctl(n.fd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp))
-		throw onenode::error(-errno, nic + ": import the dma-buf");
-	say(std::format("  {}: {}\n", nic, report_text(gpu, buf.handle())));
+	/* 2. The NIC takes it; the kernel decides and reports. */
+	nic.take(dmabuf_fd.fd, bytes);
+	say(std::format("  {}: {}\n", nic.name(), report_text(gpu, buf.handle())));
 
-	/* 3. The NIC writes the packets by DMA. */
+	/* 3. The NIC writes the packets. */
 	std::vector<std::uint8_t> src(bytes);
 	std::uint64_t x = 0x6e69632d696e67ULL;
 	for (auto &b : src) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 		b = static_cast<std::uint8_t>(x >> 56);
 	}
-	vcompute_edu_write w{};
-	w.size = bytes;
-	w.data = reinterpret_cast<std::uintptr_t>(src.data());
 	auto tw = std::chrono::steady_clock::now();
-	if (ioctl(n.fd, VCOMPUTE_EDU_IOCTL_WRITE, &w))
-		throw onenode::error(-errno, nic + ": DMA write");
-	double dma_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tw).count();
+	nic.write(src);
+	double write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - tw).count();
 
 	/* 4. A queue checksums every packet where it lies. */
 	onenode::Vm vm(gpu);
@@ -242,8 +352,8 @@ int ingest(onenode::Device &gpu, const std::string &nic, const options &opt)
 	for (std::uint64_t i = 0; i < opt.packets; i++)
 		bad += got[i] != crc32c(src.data() + i * packet_bytes, packet_bytes);
 	bool bytes_ok = !std::memcmp(buf.data<std::uint8_t>(), src.data(), bytes);
-	say(std::format("  {} packets by DMA in {:.0f} ms; CRC-32C on the queue: {} of {} match; "
-			"every byte {}; {:.0f} ms in all\n", opt.packets, dma_ms,
+	say(std::format("  {} packets {} in {:.0f} ms; CRC-32C on the queue: {} of {} match; "
+			"every byte {}; {:.0f} ms in all\n", opt.packets, nic.how(), write_ms,
 			opt.packets - bad, opt.packets, bytes_ok ? "intact" : "DIFFERENT",
 			std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count()));
 	return bad + !bytes_ok;
@@ -259,7 +369,7 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : 2;
 	std::optional<onenode::Device> gpu;
-	std::vector<std::string> list;
+	std::vector<std::unique_ptr<Nic>> list;
 	try {
 		gpu.emplace(open_gpu(opt));
 		list = nics(opt);
@@ -271,7 +381,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (list.empty()) {
-		std::fputs("onenode-nic-ingest: no NIC (/dev/vcompute-edu-*)\n", stderr);
+		std::fputs("onenode-nic-ingest: no NIC (/dev/vcompute-edu-*, RDMA device)\n", stderr);
 		return 77;
 	}
 	say(std::format("onenode-nic-ingest: GPU {} ({}, {} MiB of device memory in a BAR), {} "
@@ -280,7 +390,7 @@ int main(int argc, char **argv)
 	int bad = 0;
 	try {
 		for (const auto &nic : list)
-			bad += ingest(*gpu, nic, opt);
+			bad += ingest(*gpu, *nic, opt);
 	} catch (const onenode::error &e) {
 		std::fputs(std::format("onenode-nic-ingest: {}\n", e.what()).c_str(), stderr);
 		return 1;
