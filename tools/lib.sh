@@ -897,7 +897,9 @@ cmd_demo() {
 # --copy-mib N). svm: shared virtual memory on vcompute in the VM
 # (migration vs memcpy, GPU fault service vs lib/test_hmm.c's dmirror,
 # invalidation under a running queue); ARGS go to onenode-bench-svm
-# (--mib N, --rounds N).
+# (--mib N, --rounds N). nic: NIC ingest on a vcompute PCI instance with
+# Soft-RoCE (zero-copy into device memory vs a bounce through host memory);
+# ARGS go to onenode-bench-nic (--mib N, --packet BYTES, --rounds N).
 cmd_bench() {
 	local what=${1:-vk}
 	[ $# -gt 0 ] && shift
@@ -914,6 +916,9 @@ cmd_bench() {
 		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
 		cmd_vm -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
 			"$T_CACHE/build/debug" "$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
-	*) die "bench: unknown benchmark '$what' (vk, queues, svm)" ;;
+	nic)
+		cmd_build --kernel --user
+		cmd_vm -- "$T_CACHE/build/user/tools/bench/onenode-bench-nic" "$@" ;;
+	*) die "bench: unknown benchmark '$what' (vk, queues, svm, nic)" ;;
 	esac
 }
