@@ -494,12 +494,14 @@ VM_BOOT_LIMIT=${ONENODE_VM_BOOT_TIMEOUT:-600}
 
 # The PCI topology of every test VM (q35: what virtme-ng runs under TCG):
 # three QEMU ivshmem functions, which vcompute drives as compute devices with
-# their BAR as device memory (vcompute_pci.c), and two QEMU edu functions,
-# the DMA-doing importers (vcompute_edu.c, the test "NIC"). Behind one
-# emulated PCIe switch: two ivshmem and one edu (peer-to-peer possible); on
-# root ports of their own: one ivshmem, one edu (not: q35's host bridge is
-# not in the p2pdma whitelist). IGT compute_p2p reads the decisions the
-# kernel makes for every pair, and where the edu's DMA lands.
+# their BAR as device memory (vcompute_pci.c), two QEMU edu functions, the
+# DMA-doing importers (vcompute_edu.c, the test "NIC"), and two e1000e NICs
+# (unconnected: io_uring zcrx attaches their driver's device to a dma-buf).
+# Behind one emulated PCIe switch: two ivshmem, one edu, one e1000e
+# (peer-to-peer possible); on root ports of their own: one of each (not:
+# q35's host bridge is not in the p2pdma whitelist). IGT compute_p2p reads
+# the decisions the kernel makes for every pair, and where the edu's DMA
+# lands.
 VM_PCI_TOPOLOGY="-object memory-backend-ram,id=vcram0,size=32M,share=on \
 -object memory-backend-ram,id=vcram1,size=32M,share=on \
 -object memory-backend-ram,id=vcram2,size=32M,share=on \
@@ -511,10 +513,14 @@ VM_PCI_TOPOLOGY="-object memory-backend-ram,id=vcram0,size=32M,share=on \
 -device ivshmem-plain,memdev=vcram1,bus=vcsd2 \
 -device xio3130-downstream,id=vcsd3,bus=vcsw,chassis=15,slot=3 \
 -device edu,bus=vcsd3,dma_mask=0xffffffffffffffff \
+-device xio3130-downstream,id=vcsd4,bus=vcsw,chassis=17,slot=4 \
+-device e1000e,bus=vcsd4 \
 -device pcie-root-port,id=vcrp2,bus=pcie.0,chassis=14,slot=14 \
 -device ivshmem-plain,memdev=vcram2,bus=vcrp2 \
 -device pcie-root-port,id=vcrp3,bus=pcie.0,chassis=16,slot=16 \
--device edu,bus=vcrp3,dma_mask=0xffffffffffffffff"
+-device edu,bus=vcrp3,dma_mask=0xffffffffffffffff \
+-device pcie-root-port,id=vcrp4,bus=pcie.0,chassis=18,slot=18 \
+-device e1000e,bus=vcrp4"
 
 # vm_boot OUT FLAVOR MEM APPEND CMD [QEMU-OPTS...]: one boot, watched. The
 # VM runs under timeout(1) in its own process group, so that stopping it
