@@ -4,6 +4,7 @@
  */
 
 #include <linux/export.h>
+#include <linux/hmm.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/mmu_notifier.h>
@@ -19,6 +20,7 @@
 
 #include <drm/drm_compute.h>
 #include <drm/drm_compute_svm.h>
+#include <drm/drm_pagemap.h>
 
 #include "drm_compute_internal.h"
 
@@ -85,6 +87,15 @@
  * work item, before every operation, and wherever a driver calls it (at
  * the head of its fault handler), so that GET_ATTR never reports them and
  * a SET_ATTR on memory mapped again is not undone by a late clear.
+ *
+ * Migration. Where data lives is the driver's business, but the walks that
+ * carry out a prefetch are not device specific, and drivers share them:
+ * drm_compute_svm_migrate_to_devmem() moves the private anonymous memory
+ * of a range to a &struct drm_pagemap in chunks
+ * (drm_compute_svm_chunk_end(): the GRANULARITY attribute, at most
+ * 2 MiB, inside one attribute piece and one CPU mapping), and
+ * drm_compute_svm_migrate_to_ram() brings a range back by faulting it in
+ * with HMM for no device.
  *
  * Locking: the operation takes &drm_compute_vm_svm.lock with no other
  * helper lock held, and the mmap lock of the VM's address space inside it
@@ -431,6 +442,147 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 					    args->nattr);
 	return ret;
 }
+
+/**
+ * drm_compute_svm_chunk_end - end of the migration chunk at an address
+ * @vm: an SVM VM; its SVM lock held
+ * @addr: the address
+ *
+ * A chunk is one allocation of device memory, and drm_pagemap brings a
+ * whole allocation back when the CPU touches any page of it: it is the
+ * granularity of migration both ways. It is aligned to the GRANULARITY
+ * attribute of @addr, at most 2 MiB (a transparent huge page, the largest
+ * drm_gpusvm range), and ends with the attribute piece of @addr.
+ *
+ * Returns: the chunk's end, above @addr.
+ */
+u64 drm_compute_svm_chunk_end(struct drm_compute_vm *vm, u64 addr)
+{
+	const unsigned int max_shift = ilog2(SZ_2M);
+	const struct drm_compute_svm_attrs *a;
+	unsigned int shift = max_shift;
+	u64 ps = 0, psz = 0, end;
+
+	lockdep_assert_held(&vm->svm.lock);
+	a = drm_compute_svm_attr_lookup(&vm->svm.attrs, addr, &ps, &psz);
+	if (a)
+		shift = min_t(unsigned int, a->granularity + PAGE_SHIFT, max_shift);
+	end = ALIGN(addr + 1, 1ULL << shift);
+	return a ? min(end, ps + psz) : end;
+}
+EXPORT_SYMBOL(drm_compute_svm_chunk_end);
+
+/**
+ * drm_compute_svm_migrate_to_devmem - move a range to device memory
+ * @vm: an SVM VM; its SVM lock held (the mmap lock is taken inside)
+ * @dpagemap: the device memory
+ * @start: first address
+ * @end: end of the range
+ *
+ * Migrates what is mapped of [@start, @end) in chunks
+ * (drm_compute_svm_chunk_end()) that stay inside one CPU mapping, through
+ * the pagemap's &drm_pagemap_ops.populate_mm. Mappings that are not
+ * private anonymous memory stay where they are: drm_pagemap migrates only
+ * those. Best effort, as the uapi says of a prefetch.
+ *
+ * Returns: the chunks that stayed in system memory (device memory full,
+ * pages pinned or busy).
+ */
+unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
+						struct drm_pagemap *dpagemap,
+						u64 start, u64 end)
+{
+	struct mm_struct *mm = vm->svm.mm;
+	unsigned long failed = 0;
+	u64 addr, next;
+
+	lockdep_assert_held(&vm->svm.lock);
+	if (!mmget_not_zero(mm))
+		return 0;
+	mmap_read_lock(mm);
+	for (addr = start; addr < end; addr = next) {
+		struct vm_area_struct *vma = find_vma(mm, addr);
+
+		if (!vma || vma->vm_start >= end)
+			break;
+		addr = max_t(u64, addr, vma->vm_start);
+		next = min3(drm_compute_svm_chunk_end(vm, addr), (u64)vma->vm_end, end);
+		if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED))
+			continue;
+		if (dpagemap->ops->populate_mm(dpagemap, addr, next, mm, 0))
+			failed++;
+	}
+	mmap_read_unlock(mm);
+	mmput(mm);
+	return failed;
+}
+EXPORT_SYMBOL(drm_compute_svm_migrate_to_devmem);
+
+/**
+ * drm_compute_svm_migrate_to_ram - bring a range back to system memory
+ * @vm: an SVM VM; its SVM lock held (the mmap lock is taken inside)
+ * @start: first address
+ * @end: end of the range
+ * @retries: attempts per 2 MiB while HMM answers -EBUSY (its one-second
+ *	budget spent under invalidations)
+ *
+ * Faults every page of [@start, @end) in with HMM for no device, which
+ * migrates device-private pages back through their migrate_to_ram; pages
+ * never touched are faulted in too (reading zero). VM_IO and VM_PFNMAP
+ * mappings are skipped. Best effort.
+ */
+void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 end,
+				    unsigned int retries)
+{
+	/* The watcher spans the VA range: any notifier will do for HMM. */
+	struct mmu_interval_notifier *watch = &vm->svm.watch;
+	struct mm_struct *mm = vm->svm.mm;
+	struct hmm_range hr = {
+		.notifier = watch,
+		.default_flags = HMM_PFN_REQ_FAULT,
+	};
+	unsigned long *pfns;
+	u64 addr, next;
+
+	lockdep_assert_held(&vm->svm.lock);
+	if (!IS_ENABLED(CONFIG_HMM_MIRROR))
+		return;
+	pfns = kvmalloc_array(SZ_2M >> PAGE_SHIFT, sizeof(*pfns), GFP_KERNEL);
+	if (!pfns)
+		return;
+	hr.hmm_pfns = pfns;
+	if (!mmget_not_zero(mm))
+		goto out;
+	for (addr = start; addr < end; addr = next) {
+		struct vm_area_struct *vma;
+		unsigned int tries = 0;
+		int err;
+
+		do {
+			hr.notifier_seq = mmu_interval_read_begin(watch);
+			mmap_read_lock(mm);
+			vma = find_vma(mm, addr);
+			if (!vma || vma->vm_start >= end) {
+				mmap_read_unlock(mm);
+				goto put;
+			}
+			addr = max_t(u64, addr, vma->vm_start);
+			next = min3((u64)ALIGN(addr + 1, SZ_2M), (u64)vma->vm_end, end);
+			err = 0;
+			if (!(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+				hr.start = addr;
+				hr.end = next;
+				err = hmm_range_fault(&hr);
+			}
+			mmap_read_unlock(mm);
+		} while (err == -EBUSY && ++tries < retries);
+	}
+put:
+	mmput(mm);
+out:
+	kvfree(pfns);
+}
+EXPORT_SYMBOL(drm_compute_svm_migrate_to_ram);
 
 /**
  * drm_compute_svm_ioctl - %DRM_COMPUTE_OP_SVM

@@ -552,6 +552,34 @@ static char *snapshot(struct kunit *test)
 	return s;
 }
 
+/* Migration chunks: granularity aligned, at most 2 MiB, inside their piece. */
+static void chunk_end(struct kunit *test)
+{
+	const struct drm_compute_svm_attr g4 = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4 };
+	const struct drm_compute_svm_attr g20 = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 20 };
+	struct drm_compute_vm *vm = svm_vm(test);
+	u64 a = upg(test, 2), piece_end = upg(test, 10);
+
+	/* Granularity 4: 16 pages; the piece [2, 10) ends the chunk first. */
+	KUNIT_ASSERT_EQ(test, svm_set(test, a, 8 * PAGE_SIZE, &g4, 1), 0);
+	mutex_lock(&vm->svm.lock);
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_chunk_end(vm, a),
+			min_t(u64, ALIGN(a + 1, 16 * PAGE_SIZE), piece_end));
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_chunk_end(vm, piece_end - PAGE_SIZE),
+			piece_end);
+	/* Memory never set: the default granularity, a 2 MiB block, up to the piece. */
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_chunk_end(vm, piece_end),
+			(u64)ALIGN(piece_end + 1, SZ_2M));
+	mutex_unlock(&vm->svm.lock);
+
+	/* A granularity above 2 MiB still migrates 2 MiB at a time. */
+	KUNIT_ASSERT_EQ(test, svm_set(test, a, 8 * PAGE_SIZE, &g20, 1), 0);
+	mutex_lock(&vm->svm.lock);
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_chunk_end(vm, a),
+			min_t(u64, ALIGN(a + 1, SZ_2M), piece_end));
+	mutex_unlock(&vm->svm.lock);
+}
+
 static void vm_create_flags(struct kunit *test)
 {
 	struct svm_t *t = svm_t_of(test);
@@ -1081,6 +1109,7 @@ static struct kunit_case drm_compute_svm_ioctl_tests[] = {
 	KUNIT_CASE(vm_create_flags),
 	KUNIT_CASE(unsupported),
 	KUNIT_CASE(set_then_get),
+	KUNIT_CASE(chunk_end),
 	KUNIT_CASE_PARAM(rejects, reject_case_gen_params),
 	KUNIT_CASE(other_process),
 	KUNIT_CASE(unmirrorable_mapping),

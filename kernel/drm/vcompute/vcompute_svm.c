@@ -24,9 +24,10 @@
  * Migration. A prefetch to the device, or a fault on a range whose
  * preferred location is the device, migrates private anonymous memory to
  * device memory through drm_pagemap, in chunks of the range's migration
- * granularity; a prefetch to system memory brings it back with
- * hmm_range_fault() for nobody's device; a CPU access brings back the
- * chunk it touches (drm_pagemap's migrate_to_ram).
+ * granularity (the DRM-common walk, drm_compute_svm_migrate_to_devmem());
+ * a prefetch to system memory brings it back with hmm_range_fault() for
+ * nobody's device (drm_compute_svm_migrate_to_ram()); a CPU access brings
+ * back the chunk it touches (drm_pagemap's migrate_to_ram).
  *
  * Invalidation. drm_gpusvm calls vcompute_svm_invalidate() with its
  * notifier lock held for writing whenever the CPU mapping changes (munmap,
@@ -363,116 +364,24 @@ static struct drm_pagemap *svm_dpagemap(struct vcompute_vm *vm)
 }
 
 /*
- * The end of the migration chunk at @addr: its granularity-aligned block,
- * within its attribute piece. SVM lock held.
- */
-static u64 migrate_chunk_end(struct vcompute_vm *vm, u64 addr)
-{
-	const unsigned int max_shift = ilog2(SZ_2M);
-	const struct drm_compute_svm_attrs *a;
-	unsigned int shift = max_shift;
-	u64 ps = 0, psz = 0, end;
-
-	a = drm_compute_svm_attr_lookup(&vm->compute.svm.attrs, addr, &ps, &psz);
-	if (a)
-		shift = min_t(unsigned int, a->granularity + PAGE_SHIFT, max_shift);
-	end = ALIGN(addr + 1, 1ULL << shift);
-	return a ? min(end, ps + psz) : end;
-}
-
-/*
  * Migrate what is mapped of [@start, @end) to device memory, in chunks of
- * the range's migration granularity (the GRANULARITY attribute, at most
- * 2 MiB) that stay inside one CPU mapping. Each chunk is one device-memory
- * allocation, and drm_pagemap brings a whole allocation back when the CPU
- * touches any page of it: the granularity is also that of the way back.
- * Mappings that are not private anonymous memory stay where they are
- * (drm_pagemap migrates only those). Best effort: a chunk that cannot move
- * (device memory full, pages pinned or busy) stays in system memory and is
- * counted in svm_stats.migrate_failed. SVM lock held; takes the mmap lock.
+ * the range's migration granularity (drm_compute_svm_migrate_to_devmem()).
+ * Each chunk is one device-memory allocation, and drm_pagemap brings a
+ * whole allocation back when the CPU touches any page of it. A chunk that
+ * cannot move (device memory full, pages pinned or busy) stays in system
+ * memory and is counted in svm_stats.migrate_failed. SVM lock held.
  */
 static void svm_migrate_to_device(struct vcompute_vm *vm, u64 start, u64 end)
 {
 	struct vcompute_device *vdev = to_vcompute(vm->gpuvm.drm);
-	struct mm_struct *mm = vm->svm.gpusvm.mm;
 	struct drm_pagemap *dp = svm_dpagemap(vm);
-	u64 addr, next;
 
 	if (IS_ERR(dp)) {
 		atomic64_inc(&vdev->svm_stats.migrate_failed);
 		return;
 	}
-	if (!mmget_not_zero(mm))
-		return;
-	mmap_read_lock(mm);
-	for (addr = start; addr < end; addr = next) {
-		struct vm_area_struct *vma = find_vma(mm, addr);
-
-		if (!vma || vma->vm_start >= end)
-			break;
-		addr = max_t(u64, addr, vma->vm_start);
-		next = min3(migrate_chunk_end(vm, addr), (u64)vma->vm_end, end);
-		if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED))
-			continue;
-		if (dp->ops->populate_mm(dp, addr, next, mm, 0))
-			atomic64_inc(&vdev->svm_stats.migrate_failed);
-	}
-	mmap_read_unlock(mm);
-	mmput(mm);
-}
-
-/*
- * Bring what device memory holds of [@start, @end) back to system memory:
- * HMM faults every page in for nobody's device, which migrates
- * device-private pages through their migrate_to_ram. Untouched pages
- * are faulted in as well (reading zero). SVM lock held.
- */
-static void svm_migrate_to_ram(struct vcompute_vm *vm, u64 start, u64 end)
-{
-	/* The helper's watcher spans the VA range: any notifier will do. */
-	struct mmu_interval_notifier *watch = &vm->compute.svm.watch;
-	struct mm_struct *mm = vm->svm.gpusvm.mm;
-	struct hmm_range hr = {
-		.notifier = watch,
-		.default_flags = HMM_PFN_REQ_FAULT,
-	};
-	unsigned long *pfns;
-	u64 addr, next;
-
-	pfns = kvmalloc_array(SZ_2M >> PAGE_SHIFT, sizeof(*pfns), GFP_KERNEL);
-	if (!pfns)
-		return;
-	hr.hmm_pfns = pfns;
-	if (!mmget_not_zero(mm))
-		goto out;
-	for (addr = start; addr < end; addr = next) {
-		struct vm_area_struct *vma;
-		unsigned int tries = 0;
-		int err;
-
-		do {
-			hr.notifier_seq = mmu_interval_read_begin(watch);
-			mmap_read_lock(mm);
-			vma = find_vma(mm, addr);
-			if (!vma || vma->vm_start >= end) {
-				mmap_read_unlock(mm);
-				goto put;
-			}
-			addr = max_t(u64, addr, vma->vm_start);
-			next = min3((u64)ALIGN(addr + 1, SZ_2M), (u64)vma->vm_end, end);
-			err = 0;
-			if (!(vma->vm_flags & (VM_IO | VM_PFNMAP))) {
-				hr.start = addr;
-				hr.end = next;
-				err = hmm_range_fault(&hr);
-			}
-			mmap_read_unlock(mm);
-		} while (err == -EBUSY && ++tries < svm_fault_retries);
-	}
-put:
-	mmput(mm);
-out:
-	kvfree(pfns);
+	atomic64_add(drm_compute_svm_migrate_to_devmem(&vm->compute, dp, start, end),
+		     &vdev->svm_stats.migrate_failed);
 }
 
 /**
@@ -504,7 +413,8 @@ void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
 		if (attrs[i].value == id)
 			svm_migrate_to_device(vm, start, start + size);
 		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
-			svm_migrate_to_ram(vm, start, start + size);
+			drm_compute_svm_migrate_to_ram(cvm, start, start + size,
+						       svm_fault_retries);
 	}
 }
 

@@ -24,10 +24,12 @@ struct drm_device;
 struct drm_file;
 struct drm_gem_object;
 struct drm_gpuvm;
+struct drm_pagemap;
 struct mm_struct;
 struct drm_compute_file;
 struct drm_compute_vm;
 struct drm_compute_userq;
+struct dma_buf;
 struct dma_buf_attachment;
 struct drm_compute_device;
 
@@ -707,6 +709,12 @@ int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data);
 void drm_compute_svm_collect(struct drm_compute_vm *vm);
+u64 drm_compute_svm_chunk_end(struct drm_compute_vm *vm, u64 addr);
+unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
+						struct drm_pagemap *dpagemap,
+						u64 start, u64 end);
+void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 end,
+				    unsigned int retries);
 
 int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
 		     void *data, int (*fn)(struct drm_compute_file *cfile, void *data));
