@@ -312,30 +312,112 @@ static void amdgpu_compute_test_svm_page_flags(struct kunit *test)
 			rw | AMDGPU_VM_MTYPE_NC);
 }
 
-static void amdgpu_compute_test_svm_dma_expand(struct kunit *test)
+#define SYS(a, o)  drm_pagemap_addr_encode((a), DRM_INTERCONNECT_SYSTEM, (o), DMA_BIDIRECTIONAL)
+#define VRAM(a, o) drm_pagemap_addr_encode((a), AMDGPU_INTERCONNECT_VRAM, (o), DMA_BIDIRECTIONAL)
+
+/* drm_gpusvm's array is packed: one entry per mapping. */
+static void amdgpu_compute_test_svm_next_run(struct kunit *test)
 {
-	struct drm_pagemap_addr src[8] = {};
-	dma_addr_t dst[8];
-	int i;
+	/*
+	 * 20 pages: 2 system, VRAM order-2 at 0x100000, VRAM 4 more
+	 * contiguous, VRAM discontiguous x2, system order-3.
+	 */
+	struct drm_pagemap_addr src[16] = {
+		SYS(0x10000, 0), SYS(0x80000, 0),
+		VRAM(0x100000, 2),
+		VRAM(0x104000, 0), VRAM(0x105000, 0), VRAM(0x106000, 0), VRAM(0x107000, 0),
+		VRAM(0x200000, 0), VRAM(0x201000, 0),
+		SYS(0x400000, 3),
+	};
+	struct amdgpu_compute_svm_run run;
+	unsigned long pos = 0, page = 0;
+	dma_addr_t dma[20] = {};
 
-	/* 4 KiB, then an order-2 entry (its followers unfilled), then 4 KiB x 3. */
-	src[0] = drm_pagemap_addr_encode(0x10000, DRM_INTERCONNECT_SYSTEM, 0, DMA_BIDIRECTIONAL);
-	src[1] = drm_pagemap_addr_encode(0x40000, DRM_INTERCONNECT_SYSTEM, 2, DMA_BIDIRECTIONAL);
-	for (i = 5; i < 8; i++)
-		src[i] = drm_pagemap_addr_encode(0x90000 + i * PAGE_SIZE,
-						 DRM_INTERCONNECT_SYSTEM, 0,
-						 DMA_BIDIRECTIONAL);
-	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_dma_expand(src, 8, dst), 0);
-	KUNIT_EXPECT_EQ(test, dst[0], (dma_addr_t)0x10000);
-	for (i = 0; i < 4; i++)
-		KUNIT_EXPECT_EQ(test, dst[1 + i], (dma_addr_t)(0x40000 + i * PAGE_SIZE));
-	for (i = 5; i < 8; i++)
-		KUNIT_EXPECT_EQ(test, dst[i], (dma_addr_t)(0x90000 + i * PAGE_SIZE));
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_next_run(src, 20, &pos, &page, &run, dma), 1);
+	KUNIT_EXPECT_FALSE(test, run.vram);
+	KUNIT_EXPECT_EQ(test, run.first, 0UL);
+	KUNIT_EXPECT_EQ(test, run.npages, 2UL);
+	KUNIT_EXPECT_EQ(test, dma[1], (dma_addr_t)0x80000);
 
-	/* An order that runs past the range, and device memory: rejected. */
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_dma_expand(src, 3, dst), -EINVAL);
-	src[5].proto = DRM_INTERCONNECT_DRIVER;
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_dma_expand(src, 8, dst), -EINVAL);
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_next_run(src, 20, &pos, &page, &run, dma), 1);
+	KUNIT_EXPECT_TRUE(test, run.vram);
+	KUNIT_EXPECT_EQ(test, run.first, 2UL);
+	KUNIT_EXPECT_EQ(test, run.npages, 8UL);	/* order-2 + 4 contiguous */
+	KUNIT_EXPECT_EQ(test, run.vram_offset, 0x100000ULL);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_next_run(src, 20, &pos, &page, &run, dma), 1);
+	KUNIT_EXPECT_EQ(test, run.first, 10UL);
+	KUNIT_EXPECT_EQ(test, run.npages, 2UL);
+	KUNIT_EXPECT_EQ(test, run.vram_offset, 0x200000ULL);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_compute_svm_next_run(src, 20, &pos, &page, &run, dma), 1);
+	KUNIT_EXPECT_FALSE(test, run.vram);
+	KUNIT_EXPECT_EQ(test, run.npages, 8UL);
+	KUNIT_EXPECT_EQ(test, dma[12 + 7], (dma_addr_t)(0x400000 + 7 * PAGE_SIZE));
+
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_next_run(src, 20, &pos, &page, &run, dma), 0);
+
+	/* An order running past the range, another protocol: -EINVAL. */
+	pos = 0;
+	page = 0;
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_next_run(src, 3, &pos, &page, &run, dma), 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_next_run(src, 3, &pos, &page, &run, dma),
+			-EINVAL);
+}
+
+struct copy_case {
+	u64 vram[16];	/* U64_MAX: no device page */
+};
+
+static u64 test_vram_offset(const void *arg, unsigned long i)
+{
+	return ((const struct copy_case *)arg)->vram[i];
+}
+
+/* drm_pagemap's copy arrays are indexed by page, followers unfilled. */
+static void amdgpu_compute_test_copy_next(struct kunit *test)
+{
+	const u64 N = U64_MAX, P = PAGE_SIZE;
+	/*
+	 * 0: hole; 1-2 contiguous; 3: order-2 head contiguous (3..6);
+	 * 7: discontiguous; 8: no device page.
+	 */
+	struct copy_case c = { .vram = { N, 0, P, 2 * P, N, N, N, 100 * P, N } };
+	struct drm_pagemap_addr addr[9] = {
+		[1] = SYS(0x1000, 0), [2] = SYS(0x9000, 0), [3] = SYS(0x20000, 2),
+		[7] = SYS(0x50000, 0), [8] = SYS(0x60000, 0),
+	};
+	struct amdgpu_compute_copy_iter it = {};
+	struct amdgpu_compute_copy_batch b;
+	dma_addr_t dma[8];
+
+	KUNIT_ASSERT_TRUE(test, amdgpu_compute_copy_next(addr, 9, test_vram_offset, &c,
+							 8, &it, &b, dma));
+	KUNIT_EXPECT_EQ(test, b.first, 1UL);
+	KUNIT_EXPECT_EQ(test, b.npages, 6UL);
+	KUNIT_EXPECT_EQ(test, b.vram_offset, 0ULL);
+	KUNIT_EXPECT_EQ(test, dma[5], (dma_addr_t)(0x20000 + 3 * P));
+
+	KUNIT_ASSERT_TRUE(test, amdgpu_compute_copy_next(addr, 9, test_vram_offset, &c,
+							 8, &it, &b, dma));
+	KUNIT_EXPECT_EQ(test, b.first, 7UL);
+	KUNIT_EXPECT_EQ(test, b.npages, 1UL);
+	KUNIT_EXPECT_EQ(test, b.vram_offset, 100 * P);
+
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_copy_next(addr, 9, test_vram_offset, &c,
+							  8, &it, &b, dma));
+
+	/* A window of 3 pages splits the order-2 entry. */
+	memset(&it, 0, sizeof(it));
+	KUNIT_ASSERT_TRUE(test, amdgpu_compute_copy_next(addr, 9, test_vram_offset, &c,
+							 3, &it, &b, dma));
+	KUNIT_EXPECT_EQ(test, b.npages, 3UL);	/* 1, 2, 3 */
+	KUNIT_ASSERT_TRUE(test, amdgpu_compute_copy_next(addr, 9, test_vram_offset, &c,
+							 3, &it, &b, dma));
+	KUNIT_EXPECT_EQ(test, b.first, 4UL);
+	KUNIT_EXPECT_EQ(test, b.npages, 3UL);	/* rest of the entry: 4, 5, 6 */
+	KUNIT_EXPECT_EQ(test, b.vram_offset, 3 * P);
+	KUNIT_EXPECT_EQ(test, dma[0], (dma_addr_t)(0x20000 + P));
 }
 
 static struct kunit_case amdgpu_compute_test_cases[] = {
@@ -352,7 +434,8 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_va_end),
 	KUNIT_CASE_PARAM(amdgpu_compute_test_rptr, rptr_gen_params),
 	KUNIT_CASE(amdgpu_compute_test_svm_page_flags),
-	KUNIT_CASE(amdgpu_compute_test_svm_dma_expand),
+	KUNIT_CASE(amdgpu_compute_test_svm_next_run),
+	KUNIT_CASE(amdgpu_compute_test_copy_next),
 	{}
 };
 

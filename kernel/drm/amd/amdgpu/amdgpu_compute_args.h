@@ -263,36 +263,176 @@ static inline u32 amdgpu_compute_svm_page_flags(u32 svm_flags)
 	return flags;
 }
 
+/* drm_pagemap_addr protocol of amdgpu's own VRAM (device_map() of the pagemap). */
+#define AMDGPU_INTERCONNECT_VRAM	DRM_INTERCONNECT_DRIVER
+
 /**
- * amdgpu_compute_svm_dma_expand - one DMA address per page of a range
- * @src: drm_gpusvm's addresses of the range: an entry of order k covers
- *	2^k pages and the entries it covers are not filled in
- * @npages: pages in the range
- * @dst: room for @npages addresses, what amdgpu_vm_update_range() takes
- *
- * Only system memory is expanded (amdgpu's SVM mirrors system memory
- * only: it has no device-private pages yet).
- *
- * Returns: 0, or -EINVAL for an entry that is not system memory or whose
- * order runs past @npages.
+ * struct amdgpu_compute_svm_run - pages of a range written by one PTE update
+ * @first: index of the first page in the range
+ * @npages: pages in the run
+ * @vram: the run is in this device's VRAM, physically contiguous
+ * @vram_offset: with @vram, VRAM byte offset of the first page
  */
-static inline int amdgpu_compute_svm_dma_expand(const struct drm_pagemap_addr *src,
-						unsigned long npages,
-						dma_addr_t *dst)
+struct amdgpu_compute_svm_run {
+	unsigned long first;
+	unsigned long npages;
+	bool vram;
+	u64 vram_offset;
+};
+
+/**
+ * amdgpu_compute_svm_next_run - the next run of a range's device addresses
+ * @src: &drm_gpusvm_pages.dma_addr: packed, one entry per mapping of
+ *	2^order pages
+ * @npages: pages in the range
+ * @pos: cursor: index in @src of the next entry, 0 to start
+ * @page: cursor: page index of that entry, 0 to start
+ * @run: set to the run found
+ * @dma: room for @npages addresses indexed by page: filled for the pages
+ *	of a system-memory run (what amdgpu_vm_update_range() reads through
+ *	its pages_addr argument)
+ *
+ * A run is either system memory (any DMA addresses) or VRAM that is
+ * contiguous, so that one amdgpu_vm_update_range() maps it: with
+ * pages_addr for the former, with an offset and vram_base_offset for the
+ * latter (which keeps fragments and huge pages).
+ *
+ * Returns: 1 with @run set, 0 at the end, -EINVAL for an entry of another
+ * protocol or whose order runs past @npages.
+ */
+static inline int amdgpu_compute_svm_next_run(const struct drm_pagemap_addr *src,
+					      unsigned long npages,
+					      unsigned long *pos, unsigned long *page,
+					      struct amdgpu_compute_svm_run *run,
+					      dma_addr_t *dma)
 {
-	unsigned long i = 0, k, n;
+	unsigned long j = *pos, i = *page, n, k;
+
+	if (i >= npages)
+		return 0;
+
+	run->first = i;
+	run->npages = 0;
+	run->vram = src[j].proto == AMDGPU_INTERCONNECT_VRAM;
+	run->vram_offset = run->vram ? src[j].addr : 0;
 
 	while (i < npages) {
-		if (src[i].proto != DRM_INTERCONNECT_SYSTEM)
+		const struct drm_pagemap_addr *a = &src[j];
+		bool vram = a->proto == AMDGPU_INTERCONNECT_VRAM;
+
+		if (!vram && a->proto != DRM_INTERCONNECT_SYSTEM)
 			return -EINVAL;
-		n = 1UL << src[i].order;
+		/* The next run starts here; its own call checks the entry. */
+		if (vram != run->vram ||
+		    (vram && a->addr != run->vram_offset + ((u64)run->npages << PAGE_SHIFT)))
+			break;
+		n = 1UL << a->order;
 		if (n > npages - i)
 			return -EINVAL;
-		for (k = 0; k < n; k++)
-			dst[i + k] = src[i].addr + k * PAGE_SIZE;
+		if (!vram) {
+			for (k = 0; k < n; k++)
+				dma[i + k] = a->addr + ((dma_addr_t)k << PAGE_SHIFT);
+		}
+		run->npages += n;
 		i += n;
+		j++;
 	}
-	return 0;
+	*pos = j;
+	*page = i;
+	return 1;
+}
+
+/**
+ * struct amdgpu_compute_copy_batch - one SDMA copy of a migration
+ * @first: index of its first page in the copy callback's arrays
+ * @npages: pages (all of them contiguous in VRAM)
+ * @vram_offset: VRAM byte offset of the first page
+ */
+struct amdgpu_compute_copy_batch {
+	unsigned long first;
+	unsigned long npages;
+	u64 vram_offset;
+};
+
+/**
+ * struct amdgpu_compute_copy_iter - cursor of amdgpu_compute_copy_next()
+ * @i: index of the entry being batched
+ * @k: pages of entry @i already batched
+ *
+ * Zero it to start.
+ */
+struct amdgpu_compute_copy_iter {
+	unsigned long i;
+	unsigned long k;
+};
+
+/**
+ * amdgpu_compute_copy_next - the next SDMA copy of a drm_pagemap copy callback
+ * @addr: the callback's system addresses, indexed by page: an entry of
+ *	order k covers 2^k pages and the entries it covers are not filled
+ *	in; an entry without address has nothing to copy
+ * @npages: entries in @addr
+ * @vram_offset: VRAM byte offset of the device page at index i (that of
+ *	the callback's pages[i]), U64_MAX where there is none
+ * @arg: for @vram_offset
+ * @max_pages: most pages per copy (one GART window), at least 1
+ * @it: the cursor
+ * @b: set to the copy found
+ * @dma: room for @max_pages addresses: the system address of each page of
+ *	@b, to map through the GART window
+ *
+ * Copies are contiguous in VRAM and at most @max_pages long; an entry
+ * larger than the window is split. The VRAM of the pages an entry of
+ * order k covers is that of its head page onwards (a device folio).
+ *
+ * Returns: true with @b set, false when nothing is left.
+ */
+static inline bool
+amdgpu_compute_copy_next(const struct drm_pagemap_addr *addr, unsigned long npages,
+			 u64 (*vram_offset)(const void *arg, unsigned long i),
+			 const void *arg, unsigned long max_pages,
+			 struct amdgpu_compute_copy_iter *it,
+			 struct amdgpu_compute_copy_batch *b, dma_addr_t *dma)
+{
+	unsigned long i = it->i, k = it->k;
+	u64 base;
+
+	/* Entries with nothing to copy, whole. */
+	while (!k && i < npages &&
+	       (!addr[i].addr || vram_offset(arg, i) == U64_MAX))
+		i += min(1UL << addr[i].order, npages - i);
+	if (i >= npages) {
+		it->i = npages;
+		it->k = 0;
+		return false;
+	}
+
+	base = vram_offset(arg, i) + ((u64)k << PAGE_SHIFT);
+	b->first = i + k;
+	b->npages = 0;
+	b->vram_offset = base;
+	while (i < npages && b->npages < max_pages) {
+		unsigned long n = min(1UL << addr[i].order, npages - i);
+		u64 off;
+
+		if (!addr[i].addr)
+			break;
+		off = vram_offset(arg, i);
+		if (off == U64_MAX ||
+		    off + ((u64)k << PAGE_SHIFT) != base + ((u64)b->npages << PAGE_SHIFT))
+			break;
+		while (k < n && b->npages < max_pages) {
+			dma[b->npages++] = addr[i].addr + ((dma_addr_t)k << PAGE_SHIFT);
+			k++;
+		}
+		if (k < n)
+			break;	/* the window is full in the middle of the entry */
+		i += n;
+		k = 0;
+	}
+	it->i = i;
+	it->k = k;
+	return true;
 }
 
 #endif /* __AMDGPU_COMPUTE_ARGS_H__ */

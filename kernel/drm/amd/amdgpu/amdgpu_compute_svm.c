@@ -24,17 +24,35 @@
  * drm_gpusvm's notifier lock, with drm_gpusvm_pages_valid() checked, an
  * unlocked update of the leaves writes the entries (no page-table
  * allocation, and reclaim kept out with memalloc_noreclaim_save(), as
- * amdkfd does under its range lock). A fault that cannot be serviced
+ * amdkfd does under its range lock; see Page tables below). A fault that cannot be serviced
  * (NO_ACCESS, no CPU mapping, a write to read-only memory) returns an
  * error, and amdgpu_vm_handle_fault() then writes no-retry entries so that
  * the queue takes a VM fault.
  *
+ * Device memory. A range's pages may be in this device's VRAM, as
+ * device-private pages of its pagemap (amdgpu_compute_pagemap.c, DOC:
+ * amdgpu compute SVM device memory): HMM hands them over as such (the
+ * mirror's owner is the pagemap's), and the entries then hold VRAM
+ * addresses. A prefetch to the device, or a fault on a range whose
+ * preferred location is the device (and which is not used in place),
+ * migrates its private anonymous memory there through the DRM-common walk
+ * (drm_compute_svm_migrate_to_devmem()); a prefetch to system memory
+ * brings it back (drm_compute_svm_migrate_to_ram()), and so does a CPU
+ * access (drm_pagemap's migrate_to_ram).
+ *
+ * Page tables. Every update of the mirror's entries goes through the VM's
+ * delayed entity, in order, and is waited for: a locked update with
+ * invalid entries first (it allocates the tables), then, under drm_gpusvm's
+ * notifier lock with the pages checked, an unlocked update of the leaves,
+ * one per run of system pages or of contiguous VRAM.
+ *
  * Invalidation. drm_gpusvm's notifier, with its notifier lock held for
- * writing, clears the entries of the ranges touched with an unlocked,
- * immediate update that flushes the TLB, waits for it, and drops the DMA
- * mappings; an unmap also queues the range for removal under the SVM lock
- * (a work item, and the head of every fault, bind and SVM operation).
- * This is amdkfd's XNACK-on model: queues keep running and refault.
+ * writing, clears the entries of the ranges touched with an unlocked
+ * update, waits for it, flushes the TLBs of the VM's PASID (an unlocked
+ * update only moves the VM's TLB sequence on), and drops the DMA mappings;
+ * an unmap also queues the range for removal under the SVM lock (a work
+ * item, and the head of every fault, bind and SVM operation). This is
+ * amdkfd's XNACK-on model: queues keep running and refault.
  *
  * Binds. A VM_BIND MAP first removes the ranges it overlaps, under the
  * SVM lock, which faults hold too; buffer mappings win. amdgpu's own
@@ -53,12 +71,10 @@
  * gpusvm notifier lock. The root reservation is never held across
  * drm_gpusvm_get_pages(): the mmap lock comes first.
  *
- * What only hardware runs: all of it but the page-flag and DMA-address
- * translations (KUnit). It needs retry faults (amdgpu.noretry=0, GC 9.4.2
- * and newer): without them the device reports no SVM. Device memory is not
- * part of it yet: there is no drm_pagemap over amdgpu's VRAM, so a
- * prefetch to the device leaves the data in system memory, which the uapi
- * allows.
+ * What only hardware runs: all of it but the page-flag translation and
+ * the walk over a range's device addresses (KUnit). It needs retry faults
+ * (amdgpu.noretry=0, GC 9.4.2 and newer): without them the device reports
+ * no SVM.
  */
 
 #include <linux/delay.h>
@@ -106,6 +122,11 @@ struct amdgpu_compute_svm {
 	struct list_head gc_list;
 	/** @gc_work: removes them under the SVM lock. */
 	struct work_struct gc_work;
+	/**
+	 * @dpagemap: the device's pagemap, a reference, from this mirror's
+	 * first migration until it is detached; under the SVM lock.
+	 */
+	struct drm_pagemap *dpagemap;
 };
 
 /**
@@ -163,8 +184,29 @@ static void amdgpu_svm_range_free(struct drm_gpusvm_range *r)
 }
 
 /*
- * Clear the entries of [@start, @end) with an unlocked, immediate update
- * that flushes the TLB, and wait for it: usable from the MMU notifier.
+ * The TLBs of the VM's PASID: an unlocked update only moves the VM's TLB
+ * sequence on, which the next command submission would act on; a mirror's
+ * queues submit nothing, so flush now, as amdkfd does for its ranges
+ * (amdgpu_vm_flush_compute_tlb() is for amdkfd's compute VMs only).
+ */
+static void svm_flush_tlb(struct amdgpu_compute_svm *svm)
+{
+	struct amdgpu_device *adev = svm->adev;
+	bool all_hub = adev->family == AMDGPU_FAMILY_AI ||
+		       adev->family == AMDGPU_FAMILY_RV;
+	int xcc;
+
+	for_each_inst(xcc, adev->gfx.xcc_mask)
+		if (amdgpu_gmc_flush_gpu_tlb_pasid(adev, svm->vm->pasid,
+						   TLB_FLUSH_HEAVYWEIGHT, all_hub, xcc))
+			break;
+}
+
+/*
+ * Clear the entries of [@start, @end) with an unlocked update on the VM's
+ * delayed entity (behind the updates that wrote them), wait for it and
+ * flush the TLBs: usable from the MMU notifier, and once it returns the
+ * GPU no longer reaches the pages.
  */
 static void svm_clear(struct amdgpu_compute_svm *svm, u64 start, u64 end)
 {
@@ -172,15 +214,17 @@ static void svm_clear(struct amdgpu_compute_svm *svm, u64 start, u64 end)
 	unsigned int noreclaim = memalloc_noreclaim_save();
 	int r;
 
-	r = amdgpu_vm_update_range(svm->adev, svm->vm, true, true, true, false,
+	r = amdgpu_vm_update_range(svm->adev, svm->vm, false, true, true, false,
 				   NULL, start >> AMDGPU_GPU_PAGE_SHIFT,
-				   (end >> AMDGPU_GPU_PAGE_SHIFT) - 1, 0, 0, 0,
+				   (end >> AMDGPU_GPU_PAGE_SHIFT) - 1,
+				   svm->adev->gmc.init_pte_flags, 0, 0,
 				   NULL, NULL, &fence);
 	memalloc_noreclaim_restore(noreclaim);
 	if (fence) {
 		dma_fence_wait(fence, false);
 		dma_fence_put(fence);
 	}
+	svm_flush_tlb(svm);
 	if (r)
 		drm_err_ratelimited(adev_to_drm(svm->adev),
 				    "compute SVM: clearing 0x%llx-0x%llx failed (%d)\n",
@@ -313,6 +357,10 @@ static void svm_detach(struct amdgpu_compute_svm *svm)
 		return;
 	ranges_remove(svm, 0, ULONG_MAX);
 	drm_gpusvm_fini(&svm->gpusvm);	/* no notifier runs afterwards */
+	/* Migrated pages hold references of their own. */
+	if (svm->dpagemap)
+		drm_pagemap_put(svm->dpagemap);
+	svm->dpagemap = NULL;
 	/* Last: amdgpu_compute_svm_detach() waits for this. */
 	lock_root(&exec, vm);
 	WRITE_ONCE(vm->compute_svm, NULL);
@@ -504,38 +552,45 @@ out:
 /*
  * Write the entries of @ar: page tables first (a locked update may
  * allocate them; it writes invalid entries), then the leaves, unlocked,
- * under the notifier lock with the pages checked. -EAGAIN: invalidated
- * meanwhile, get the pages again.
+ * under the notifier lock with the pages checked, one update per run of
+ * system pages or of contiguous VRAM; all on the VM's delayed entity, and
+ * waited for. -EAGAIN: invalidated meanwhile, get the pages again.
  */
 static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *ar,
 		   u32 page_flags)
 {
 	struct amdgpu_device *adev = svm->adev;
 	struct amdgpu_vm *vm = svm->vm;
-	unsigned long npages = range_npages(&ar->base);
+	unsigned long npages = range_npages(&ar->base), pos = 0, page = 0;
 	u64 first = drm_gpusvm_range_start(&ar->base) >> AMDGPU_GPU_PAGE_SHIFT;
 	u64 last = (drm_gpusvm_range_end(&ar->base) >> AMDGPU_GPU_PAGE_SHIFT) - 1;
-	u64 pte = AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED;
+	u64 pte_sys = AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED;
+	/* This device's own VRAM: neither system memory nor snooped. */
+	u64 pte_vram = AMDGPU_PTE_VALID;
+	struct amdgpu_compute_svm_run run;
 	struct dma_fence *fence = NULL;
 	unsigned int noreclaim;
 	struct drm_exec exec;
 	dma_addr_t *addrs;
 	int r;
 
-	/* One DMA address per CPU page, as amdgpu_vm_update_range() reads them. */
+	/* System runs: one DMA address per CPU page, as amdgpu_vm_update_range() reads them. */
 	addrs = kvmalloc_array(npages, sizeof(*addrs), GFP_KERNEL);
 	if (!addrs)
 		return -ENOMEM;
-	r = amdgpu_compute_svm_dma_expand(ar->pages.dma_addr, npages, addrs);
-	if (r)
-		goto out;
 
-	if (amdgpu_ip_version(adev, GC_HWIP, 0) >= IP_VERSION(12, 0, 0))
-		pte |= AMDGPU_PTE_IS_PTE;
-	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte);
-	pte |= AMDGPU_PTE_READABLE;
-	if (page_flags & AMDGPU_VM_PAGE_WRITEABLE)
-		pte |= AMDGPU_PTE_WRITEABLE;
+	if (amdgpu_ip_version(adev, GC_HWIP, 0) >= IP_VERSION(12, 0, 0)) {
+		pte_sys |= AMDGPU_PTE_IS_PTE;
+		pte_vram |= AMDGPU_PTE_IS_PTE;
+	}
+	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_sys);
+	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_vram);
+	pte_sys |= AMDGPU_PTE_READABLE;
+	pte_vram |= AMDGPU_PTE_READABLE;
+	if (page_flags & AMDGPU_VM_PAGE_WRITEABLE) {
+		pte_sys |= AMDGPU_PTE_WRITEABLE;
+		pte_vram |= AMDGPU_PTE_WRITEABLE;
+	}
 
 	drm_exec_init(&exec, 0, 1);
 	drm_exec_until_all_locked(&exec) {
@@ -546,13 +601,8 @@ static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *
 	}
 	if (!r && !amdgpu_vm_ready(vm))
 		r = -EAGAIN;	/* evicted: the restore comes first */
-	/*
-	 * Immediate, like the update of the leaves below: both go through the
-	 * VM's immediate entity, so the invalid entries written here cannot
-	 * land after the valid ones.
-	 */
 	if (!r)
-		r = amdgpu_vm_update_range(adev, vm, true, false, false, false, NULL,
+		r = amdgpu_vm_update_range(adev, vm, false, false, false, false, NULL,
 					   first, last, 0, 0, 0, NULL, NULL, NULL);
 	drm_exec_fini(&exec);
 	if (r)
@@ -563,8 +613,30 @@ static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *
 		r = -EAGAIN;
 	} else {
 		noreclaim = memalloc_noreclaim_save();
-		r = amdgpu_vm_update_range(adev, vm, true, true, true, false, NULL,
-					   first, last, pte, 0, 0, NULL, addrs, &fence);
+		while ((r = amdgpu_compute_svm_next_run(ar->pages.dma_addr, npages, &pos,
+							&page, &run, addrs)) > 0) {
+			u64 s = first + run.first * AMDGPU_GPU_PAGES_IN_CPU_PAGE;
+			u64 l = s + run.npages * AMDGPU_GPU_PAGES_IN_CPU_PAGE - 1;
+			struct dma_fence *f = NULL;
+
+			if (run.vram)
+				r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
+							   NULL, s, l, pte_vram,
+							   run.vram_offset,
+							   adev->vm_manager.vram_base_offset,
+							   NULL, NULL, &f);
+			else
+				r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
+							   NULL, s, l, pte_sys,
+							   (u64)run.first << PAGE_SHIFT, 0,
+							   NULL, addrs, &f);
+			if (f) {
+				dma_fence_put(fence);
+				fence = f;
+			}
+			if (r)
+				break;
+		}
 		memalloc_noreclaim_restore(noreclaim);
 		if (!r) {
 			ar->mapped = true;
@@ -579,6 +651,30 @@ static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *
 out:
 	kvfree(addrs);
 	return r;
+}
+
+/* The device's pagemap, made on first use and kept; SVM lock held. */
+static struct drm_pagemap *svm_dpagemap(struct amdgpu_compute_svm *svm)
+{
+	struct drm_pagemap *dp;
+
+	lockdep_assert_held(&svm->cvm->svm.lock);
+	if (!svm->dpagemap) {
+		dp = amdgpu_compute_pagemap_get(svm->adev);
+		if (IS_ERR(dp))
+			return dp;
+		svm->dpagemap = dp;
+	}
+	return svm->dpagemap;
+}
+
+/* Migrate [@start, @end) to VRAM, best effort. SVM lock held. */
+static void svm_migrate_to_vram(struct amdgpu_compute_svm *svm, u64 start, u64 end)
+{
+	struct drm_pagemap *dp = svm_dpagemap(svm);
+
+	if (!IS_ERR(dp))
+		drm_compute_svm_migrate_to_devmem(svm->cvm, dp, start, end);
 }
 
 /**
@@ -603,11 +699,17 @@ int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr, bool writ
 	struct drm_compute_vm_svm *csvm = &cvm->svm;
 	struct drm_gpusvm *g = &svm->gpusvm;
 	const struct drm_compute_svm_attrs *attrs;
-	struct drm_gpusvm_ctx ctx = {};
+	struct drm_gpusvm_ctx ctx = {
+		/* This device's VRAM pages are mapped where they are. */
+		.device_private_page_owner = amdgpu_compute_pagemap_owner(svm->adev),
+		/* A range may be partly in VRAM (a CPU fault took a chunk back). */
+		.allow_mixed = true,
+	};
 	struct amdgpu_compute_range *ar;
 	struct drm_gpusvm_range *r;
 	u64 hs = 0, he = 0, as = 0, asz = 0;
 	unsigned int tries = 0;
+	bool migrate;
 	u32 aflags;
 	int err;
 
@@ -624,6 +726,10 @@ int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr, bool writ
 		goto out;
 	}
 	aflags = attrs->flags;	/* @attrs dies with the next store change */
+	/* Preferred here, and not to be used in place: move on fault. */
+	migrate = attrs->preferred_loc == cvm->cdev->id &&
+		  drm_compute_svm_attrs_access(&csvm->attrs, attrs, cvm->cdev->id) !=
+		  DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
 	ctx.read_only = !!(aflags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
 	if (ctx.read_only && write) {
 		err = -EPERM;
@@ -656,6 +762,10 @@ retry:
 		range_remove(svm, r);	/* writable wanted now */
 		goto retry;
 	}
+	if (migrate) {
+		migrate = false;	/* once per fault */
+		svm_migrate_to_vram(svm, drm_gpusvm_range_start(r), drm_gpusvm_range_end(r));
+	}
 	err = drm_gpusvm_get_pages(g, &ar->pages, g->mm, &r->notifier->notifier,
 				   drm_gpusvm_range_start(r), drm_gpusvm_range_end(r),
 				   &ctx);
@@ -680,17 +790,32 @@ out:
  * @svm: the mirror
  * @start: first address
  * @size: bytes
+ * @attrs: the attributes set (already in the store)
+ * @nattr: entries in @attrs
  *
  * Removes the ranges of the interval, so that the next fault maps them
- * with the new rules. Prefetches leave the data where it is: amdgpu's
- * mirror has no device memory yet.
+ * with the new rules, then carries out a prefetch: to this device's VRAM,
+ * or back to system memory (the helper accepts no other device).
  *
  * Context: the SVM lock held.
  */
-void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size)
+void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size,
+				 const struct drm_compute_svm_attr *attrs, u32 nattr)
 {
-	if (svm->vm)
-		ranges_remove(svm, start, start + size);
+	u32 i;
+
+	if (!svm->vm)
+		return;
+	ranges_remove(svm, start, start + size);
+	for (i = 0; i < nattr; i++) {
+		if (attrs[i].type != DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC)
+			continue;
+		if (attrs[i].value == svm->cvm->cdev->id)
+			svm_migrate_to_vram(svm, start, start + size);
+		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
+			drm_compute_svm_migrate_to_ram(svm->cvm, start, start + size,
+						       AMDGPU_COMPUTE_SVM_TRIES);
+	}
 }
 
 /**
