@@ -794,7 +794,7 @@ static void amdgpu_compute_svm_vm_fini(struct drm_compute_vm *vm)
 static void amdgpu_compute_svm_set(struct drm_compute_vm *vm, u64 start, u64 size,
 				   const struct drm_compute_svm_attr *attrs, u32 nattr)
 {
-	amdgpu_compute_svm_attr_set(to_cvm(vm)->svm, start, size);
+	amdgpu_compute_svm_attr_set(to_cvm(vm)->svm, start, size, attrs, nattr);
 }
 
 static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
@@ -928,8 +928,11 @@ void amdgpu_compute_device_init(struct amdgpu_device *adev)
 			ops = &amdgpu_compute_svm_ops;
 #endif
 		amdgpu_compute_userq_info(adev, &info);
-		if (!drm_compute_device_init(&adev->compute, drm, &info, ops))
+		if (!drm_compute_device_init(&adev->compute, drm, &info, ops)) {
+			if (adev->compute.features & DRM_COMPUTE_FEATURE_SVM)
+				amdgpu_compute_pagemap_init(adev);
 			return;
+		}
 	}
 	info = (struct drm_compute_dev_info) {
 		.vram_size = info.vram_size,
@@ -945,12 +948,14 @@ void amdgpu_compute_device_init(struct amdgpu_device *adev)
  * @adev: the device, after drm_dev_unplug() and before its hardware stops
  *
  * Stops every compute queue (through amdgpu_userq's destroy path, while
- * MES still answers) and marks it LOST for the files that stay open.
+ * MES still answers) and marks it LOST for the files that stay open, then
+ * brings SVM data in VRAM back to system memory while SDMA still runs.
  */
 void amdgpu_compute_device_unplug(struct amdgpu_device *adev)
 {
 	if (adev->compute.drm)
 		drm_compute_device_unplug(&adev->compute);
+	amdgpu_compute_pagemap_unplug(adev);
 }
 
 /**

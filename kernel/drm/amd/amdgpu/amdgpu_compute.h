@@ -18,6 +18,8 @@ struct amdgpu_device;
 struct amdgpu_fpriv;
 struct amdgpu_vm;
 struct drm_file;
+struct drm_pagemap;
+struct ttm_resource;
 struct drm_gem_object;
 
 /**
@@ -70,9 +72,21 @@ void amdgpu_compute_svm_detach(struct amdgpu_vm *vm);
 struct amdgpu_compute_svm *amdgpu_compute_svm_get(struct amdgpu_vm *vm);
 void amdgpu_compute_svm_put(struct amdgpu_compute_svm *svm);
 int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr, bool write);
-void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size);
+void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size,
+				 const struct drm_compute_svm_attr *attrs, u32 nattr);
 void amdgpu_compute_svm_sync(struct amdgpu_compute_svm *svm);
 void amdgpu_compute_svm_bind_prepare(struct amdgpu_compute_svm *svm, u64 va, u64 range);
+
+/* amdgpu_compute_pagemap.c: SVM device memory on drm_pagemap */
+bool amdgpu_compute_pagemap_supported(struct amdgpu_device *adev);
+void *amdgpu_compute_pagemap_owner(struct amdgpu_device *adev);
+void amdgpu_compute_pagemap_init(struct amdgpu_device *adev);
+struct drm_pagemap *amdgpu_compute_pagemap_get(struct amdgpu_device *adev);
+void amdgpu_compute_pagemap_unplug(struct amdgpu_device *adev);
+void amdgpu_compute_pagemap_exit(void);
+bool amdgpu_compute_pagemap_is_devmem(struct amdgpu_bo *bo);
+int amdgpu_compute_pagemap_bo_move(struct amdgpu_bo *bo, bool evict,
+				   struct ttm_resource *new_mem);
 #else
 static inline bool amdgpu_compute_svm_supported(struct amdgpu_device *adev)
 {
@@ -96,6 +110,29 @@ static inline int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 a
 					   bool write)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void amdgpu_compute_pagemap_init(struct amdgpu_device *adev)
+{
+}
+
+static inline void amdgpu_compute_pagemap_unplug(struct amdgpu_device *adev)
+{
+}
+
+static inline void amdgpu_compute_pagemap_exit(void)
+{
+}
+
+static inline bool amdgpu_compute_pagemap_is_devmem(struct amdgpu_bo *bo)
+{
+	return false;
+}
+
+static inline int amdgpu_compute_pagemap_bo_move(struct amdgpu_bo *bo, bool evict,
+						 struct ttm_resource *new_mem)
+{
+	return -EINVAL;
 }
 #endif
 
