@@ -44,7 +44,9 @@
  * bridge while the importer's IOMMU translates; the driver's own
  * conditions (&drm_compute_ops.p2p_check: DMA mask, BAR room, hardware
  * constraints). The PCI core decides the path; the helper only explains
- * its answer.
+ * its answer. An importer the driver reaches over its own link
+ * (&drm_compute_ops.p2p_interconnect: XGMI) skips the BAR, path and IOMMU
+ * checks; only the driver's own conditions apply to it.
  *
  * The placement is per buffer. While the buffer is in device memory, a
  * peer-to-peer importer maps it there. An importer that cannot reach it
@@ -118,6 +120,8 @@ u32 drm_compute_p2p_decide(const struct drm_compute_p2p_facts *f)
 		return DRM_COMPUTE_P2P_REASON_HOST_ONLY;
 	if (!f->importer_p2p)
 		return DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P;
+	if (f->interconnect)
+		return f->driver_reason;
 	if (!f->exporter_bar)
 		return DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY;
 	if (!f->importer_pci)
@@ -163,7 +167,9 @@ static void p2p_facts(struct drm_compute_device *cdev,
 	f->importer_p2p = attach->peer2peer;
 	f->exporter_bar = dev_is_pci(edev) && cdev->info.vram_bar_size;
 	f->importer_pci = dev_is_pci(idev);
-	if (f->exporter_bar && f->importer_pci) {
+	f->interconnect = cdev->ops->p2p_interconnect &&
+			  cdev->ops->p2p_interconnect(obj, attach);
+	if (f->exporter_bar && f->importer_pci && !f->interconnect) {
 		struct iommu_domain *domain = iommu_get_domain_for_dev(idev);
 
 		f->distance = pci_p2pdma_distance(to_pci_dev(edev), idev, false);

@@ -132,6 +132,26 @@ static void iommu_and_driver(struct drm_compute_p2p_facts *f)
 	f->driver_reason = DRM_COMPUTE_P2P_REASON_DMA_MASK;
 }
 
+/* XGMI between two GPUs on separate root ports: no PCI path, no BAR needed. */
+static void interconnect(struct drm_compute_p2p_facts *f)
+{
+	root_ports(f);
+	f->exporter_bar = false;
+	f->interconnect = true;
+}
+
+static void interconnect_driver(struct drm_compute_p2p_facts *f)
+{
+	interconnect(f);
+	f->driver_reason = DRM_COMPUTE_P2P_REASON_DRIVER;
+}
+
+static void interconnect_static(struct drm_compute_p2p_facts *f)
+{
+	interconnect(f);
+	f->importer_p2p = false;
+}
+
 static const struct decide_case decide_cases[] = {
 	{ "switch", none, DRM_COMPUTE_P2P_REASON_NONE },
 	{ "host-bridge-whitelisted", host_bridge_ok, DRM_COMPUTE_P2P_REASON_NONE },
@@ -151,6 +171,10 @@ static const struct decide_case decide_cases[] = {
 	{ "bar-before-importer-pci", no_bar_and_not_pci, DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY },
 	{ "path-before-driver", no_path_and_driver, DRM_COMPUTE_P2P_REASON_NO_PCI_PATH },
 	{ "iommu-before-driver", iommu_and_driver, DRM_COMPUTE_P2P_REASON_IOMMU },
+	{ "interconnect-skips-pci", interconnect, DRM_COMPUTE_P2P_REASON_NONE },
+	{ "interconnect-driver", interconnect_driver, DRM_COMPUTE_P2P_REASON_DRIVER },
+	{ "importer-before-interconnect", interconnect_static,
+	  DRM_COMPUTE_P2P_REASON_IMPORTER_NOT_P2P },
 };
 
 static void decide_case_desc(const struct decide_case *c, char *desc)

@@ -337,6 +337,15 @@ struct drm_compute_ops {
 	 */
 	u32 (*p2p_check)(struct drm_gem_object *obj,
 			 struct dma_buf_attachment *attach);
+	/**
+	 * @p2p_interconnect: P2P_EXPORT, optional. Whether the importer of
+	 * @attach reaches @obj's device memory over a link of the driver's
+	 * own (amdgpu's XGMI) instead of PCIe: the helper then skips the
+	 * BAR, PCI path and IOMMU checks, and only @p2p_check applies.
+	 * Called with the reservation lock held; must not sleep.
+	 */
+	bool (*p2p_interconnect)(struct drm_gem_object *obj,
+				 struct dma_buf_attachment *attach);
 };
 
 /**
@@ -356,6 +365,11 @@ struct drm_compute_p2p_facts {
 	bool exporter_bar;
 	/** @importer_pci: the importer is a PCI device. */
 	bool importer_pci;
+	/**
+	 * @interconnect: the importer reaches device memory over the
+	 * driver's own link (&drm_compute_ops.p2p_interconnect), not PCIe.
+	 */
+	bool interconnect;
 	/**
 	 * @common_switch: exporter and importer share an upstream bridge
 	 * below the root ports (a switch); the path avoids the host bridge.
