@@ -14,7 +14,10 @@
  * amdgpu code:
  *
  * - buffers: amdgpu_gem_object_create() (VRAM, cleared, or GTT), as
- *   DRM_AMDGPU_GEM_CREATE does, and a GEM handle;
+ *   DRM_AMDGPU_GEM_CREATE does, and a GEM handle; buffers made for export
+ *   to peers (DRM_COMPUTE_BO_EXPORT_*) are placed by the DRM compute P2P
+ *   helper through amdgpu's dma-buf callbacks (amdgpu_compute_p2p.c,
+ *   DOC: amdgpu compute export to peers);
  * - VMs: amdgpu has one VM per file (&amdgpu_fpriv.vm), so a file has at
  *   most one compute VM (&drm_compute_dev_info.max_vms = 1), a small
  *   wrapper of that VM. VM_BIND maps with amdgpu_vm_bo_map() and unmaps
@@ -62,7 +65,8 @@
  * -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
  * mapping; the buffers that hold rptr, wptr and the fence are at most one
  * page each (MES's rule for the wptr) and are pinned in GTT for the queue's
- * life, so that they are read without sleeping. Pointers are in dwords, as
+ * life, so that they are read without sleeping (hence not an export buffer
+ * the P2P helper keeps in VRAM). Pointers are in dwords, as
  * the CP counts them, in the doorbell as in the state report.
  *
  * Where amdgpu's semantics differ from the uapi, by design of the glue:
@@ -102,6 +106,7 @@
 #include "amdgpu.h"
 #include "amdgpu_compute.h"
 #include "amdgpu_compute_args.h"
+#include "amdgpu_compute_p2p.h"
 #include "amdgpu_gem.h"
 #include "amdgpu_userq.h"
 #include "amdgpu_vm.h"
@@ -563,7 +568,9 @@ static int amdgpu_compute_pin_ptr(struct amdgpu_vm *vm, u64 va,
 	r = amdgpu_bo_reserve(bo, false);
 	if (r)
 		goto err_unref;
-	r = amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_GTT);
+	/* Not an export buffer the P2P helper keeps in VRAM. */
+	r = amdgpu_compute_p2p_may_pin_gtt(bo) ?
+	    amdgpu_bo_pin(bo, AMDGPU_GEM_DOMAIN_GTT) : -EINVAL;
 	if (!r) {
 		r = amdgpu_bo_kmap(bo, &kptr);
 		if (r)
@@ -815,7 +822,12 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.userq_free = amdgpu_compute_queue_free,			\
 	.userq_suspend = amdgpu_compute_queue_suspend,			\
 	.userq_resume = amdgpu_compute_queue_resume,			\
-	.userq_hw_state = amdgpu_compute_queue_hw_state
+	.userq_hw_state = amdgpu_compute_queue_hw_state,		\
+	.p2p_bo_create = amdgpu_compute_p2p_bo_create,			\
+	.p2p_export = amdgpu_compute_p2p_export,			\
+	.p2p_move_to_host = amdgpu_compute_p2p_move_to_host,		\
+	.p2p_check = amdgpu_compute_p2p_check,				\
+	.p2p_interconnect = amdgpu_compute_p2p_interconnect
 
 static const struct drm_compute_ops amdgpu_compute_ops = {
 	AMDGPU_COMPUTE_OPS,
@@ -907,8 +919,9 @@ void amdgpu_compute_device_init(struct amdgpu_device *adev)
 		      AMDGPU_VA_RESERVED_TOP;
 	struct drm_compute_dev_info info = {
 		.vram_size = adev->gmc.real_vram_size,
-		.vram_bar_size = min(adev->gmc.visible_vram_size,
-				     adev->gmc.real_vram_size),
+		.vram_bar_size = amdgpu_compute_vram_bar_size(adev->gmc.visible_vram_size,
+							      adev->gmc.real_vram_size,
+							      adev->flags & AMD_IS_APU),
 		.va_start = AMDGPU_VA_RESERVED_BOTTOM,
 		.va_end = amdgpu_compute_va_end(AMDGPU_GMC_HOLE_START, vm_size),
 	};
