@@ -12,10 +12,14 @@ export ONENODE_BUILD=/onenode/cache/build/user
 # (ONENODE_KBUILD, ONENODE_MODULES: set by ./onenode vm). Their KUnit
 # modules run their suites at load, so they are loaded only in a KUnit boot.
 for m in ${ONENODE_MODULES:-}; do
+	args=
 	case $m in
 	*_test.ko) grep -qw 'kunit.enable=1' /proc/cmdline || continue ;;
+	# The test VM's edu functions take 64-bit DMA (tools/lib.sh).
+	*/vcompute_edu.ko) args=dma_bits=64 ;;
 	esac
-	insmod "$ONENODE_KBUILD/$m" || echo "guest: cannot load $m" >&2
+	# shellcheck disable=SC2086 # no argument or one
+	insmod "$ONENODE_KBUILD/$m" $args || echo "guest: cannot load $m" >&2
 done
 # The test VM's RDMA NIC: Soft-RoCE (rxe0, built into the test kernels)
 # over one end of a veth pair with an IPv4 address, so that its queue pairs

@@ -19,15 +19,21 @@
  * coherent host page (filled with the caller's data) into the device, then
  * from the device to the imported buffer's bus address. QEMU's edu finishes a
  * DMA about 100 ms (virtual time) after it is started, so this importer shows
- * where bytes land, not how fast. QEMU must give it a 64-bit ``dma_mask``
- * (its default is 28 bits).
+ * where bytes land, not how fast. QEMU's edu clamps DMA addresses to its
+ * ``dma_mask`` (28 bits unless told otherwise), so the driver's DMA mask is
+ * the module parameter ``dma_bits`` (28 by default); the test VM starts its
+ * edu functions with a 64-bit mask and loads the module with dma_bits=64.
+ * A DMA that does not finish within EDU_DMA_TIMEOUT_MS wedges the device:
+ * it cannot be stopped, so its mapping is kept and every later write fails
+ * (-EIO).
  *
  * Each function has a misc device ``/dev/vcompute-edu-<PCI address>``; an
  * open file imports at most one dma-buf at a time (VCOMPUTE_EDU_IOCTL_*,
  * vcompute_drm.h). Locking: &vcompute_edu.lock serialises the DMA engine
  * and its removal; &vcompute_edu_file.lock protects the file's import. A file
- * keeps the device structure (not the device) alive: after the function is
- * removed its writes fail with -ENODEV.
+ * keeps the device structure and the &struct pci_dev alive (an attachment
+ * names the device): after the function is removed its imports and writes
+ * fail with -ENODEV.
  */
 
 #include <linux/delay.h>
@@ -36,6 +42,7 @@
 #include <linux/dma-resv.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -56,11 +63,17 @@
 /* A DMA takes ~100 ms of QEMU's virtual time; allow for a slow TCG host. */
 #define EDU_DMA_TIMEOUT_MS	10000
 
+static unsigned int dma_bits = 28;
+module_param(dma_bits, uint, 0444);
+MODULE_PARM_DESC(dma_bits, "DMA address bits of the edu functions, as QEMU's dma_mask property gives them (28)");
+
 struct vcompute_edu {
 	/* Open files hold a reference: the function may go before them. */
 	struct kref ref;
 	/* Set under @lock when the function is removed: no DMA afterwards. */
 	bool gone;
+	/* Set under @lock when a DMA did not finish: it may still run. */
+	bool wedged;
 	struct pci_dev *pdev;
 	void __iomem *mmio;
 	/* Coherent host page the data goes through on its way to the device. */
@@ -74,9 +87,13 @@ struct vcompute_edu {
 
 struct vcompute_edu_file {
 	struct vcompute_edu *edu;
-	/* Protects @attach. */
+	/* Protects @attach, @stuck and @buf. */
 	struct mutex lock;
 	struct dma_buf_attachment *attach;
+	/* The mapping of a DMA that never finished: never unmapped. */
+	struct sg_table *stuck;
+	/* The caller's chunk, copied in before the engine is taken. */
+	u8 buf[EDU_BUF_SIZE];
 };
 
 static int edu_dma(struct vcompute_edu *edu, u64 src, u64 dst, u32 count, u32 cmd)
@@ -89,8 +106,12 @@ static int edu_dma(struct vcompute_edu *edu, u64 src, u64 dst, u32 count, u32 cm
 	writeq(count, edu->mmio + EDU_DMA_COUNT);
 	writeq(cmd | EDU_CMD_START, edu->mmio + EDU_DMA_CMD);
 	while (readq(edu->mmio + EDU_DMA_CMD) & EDU_CMD_START) {
-		if (waited >= EDU_DMA_TIMEOUT_MS)
+		if (waited >= EDU_DMA_TIMEOUT_MS) {
+			/* QEMU's edu cannot abort: it may write later. */
+			edu->wedged = true;
+			dev_err(&edu->pdev->dev, "DMA did not finish; device wedged\n");
 			return -ETIMEDOUT;
+		}
 		usleep_range(5000, 10000);
 		waited += 5;
 	}
@@ -134,6 +155,8 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 
 	if (!attach)
 		return -ENOENT;
+	if (f->stuck)
+		return -EIO;
 	/* Aligned chunks never cross a page, so never a mapping's segment. */
 	if (!args->size || !IS_ALIGNED(args->offset, EDU_BUF_SIZE) ||
 	    args->offset > attach->dmabuf->size ||
@@ -146,23 +169,28 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 		dma_addr_t addr;
 		long wait;
 
-		mutex_lock(&edu->lock);
-		if (edu->gone) {
-			mutex_unlock(&edu->lock);
-			return -ENODEV;
-		}
-		if (copy_from_user(edu->bounce, data + done, n)) {
-			mutex_unlock(&edu->lock);
+		/* Outside the engine's lock: a fault here may take its time. */
+		if (copy_from_user(f->buf, data + done, n))
 			return -EFAULT;
+		mutex_lock(&edu->lock);
+		if (edu->gone || edu->wedged) {
+			ret = edu->gone ? -ENODEV : -EIO;
+			mutex_unlock(&edu->lock);
+			return ret;
 		}
+		memcpy(edu->bounce, f->buf, n);
 		ret = edu_dma(edu, edu->bounce_dma, EDU_BUF, n, 0);
 		if (ret)
 			goto out_unlock;
 
-		/* Map for this chunk, as a dynamic importer does: under the lock. */
+		/*
+		 * Map for this chunk, as a dynamic importer does: under the
+		 * lock, after every fence a writer must wait for.
+		 */
 		dma_resv_lock(attach->dmabuf->resv, NULL);
-		wait = dma_resv_wait_timeout(attach->dmabuf->resv, DMA_RESV_USAGE_KERNEL,
-					     true, MAX_SCHEDULE_TIMEOUT);
+		wait = dma_resv_wait_timeout(attach->dmabuf->resv,
+					     dma_resv_usage_rw(true), true,
+					     MAX_SCHEDULE_TIMEOUT);
 		if (wait < 0) {
 			ret = wait;
 			goto out_resv;
@@ -177,7 +205,10 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 			ret = -EINVAL;
 		if (!ret)
 			ret = edu_dma(edu, EDU_BUF, addr, n, EDU_CMD_TO_RAM);
-		dma_buf_unmap_attachment(attach, sgt, DMA_BIDIRECTIONAL);
+		if (ret == -ETIMEDOUT)
+			f->stuck = sgt;	/* the device may still write there */
+		else
+			dma_buf_unmap_attachment(attach, sgt, DMA_BIDIRECTIONAL);
 out_resv:
 		dma_resv_unlock(attach->dmabuf->resv);
 out_unlock:
@@ -195,6 +226,13 @@ static void edu_detach(struct vcompute_edu_file *f)
 
 	if (!f->attach)
 		return;
+	/* A wedged DMA may still write: keep its buffer and mapping. */
+	if (f->stuck) {
+		dev_warn(&f->edu->pdev->dev, "leaving a mapping a wedged DMA may use\n");
+		f->attach = NULL;
+		f->stuck = NULL;
+		return;
+	}
 	dmabuf = f->attach->dmabuf;
 	dma_buf_detach(dmabuf, f->attach);
 	dma_buf_put(dmabuf);
@@ -217,6 +255,11 @@ static long edu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			return -EFAULT;
 		if (args.flags)
 			return -EINVAL;
+		mutex_lock(&f->edu->lock);
+		ret = f->edu->gone ? -ENODEV : 0;
+		mutex_unlock(&f->edu->lock);
+		if (ret)
+			return ret;
 		dmabuf = dma_buf_get(args.fd);
 		if (IS_ERR(dmabuf))
 			return PTR_ERR(dmabuf);
@@ -255,7 +298,10 @@ static long edu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 
 static void edu_free(struct kref *ref)
 {
-	kfree(container_of(ref, struct vcompute_edu, ref));
+	struct vcompute_edu *edu = container_of(ref, struct vcompute_edu, ref);
+
+	pci_dev_put(edu->pdev);
+	kfree(edu);
 }
 
 static int edu_open(struct inode *inode, struct file *file)
@@ -315,7 +361,7 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		ret = dev_err_probe(&pdev->dev, -ENODEV, "not an edu device\n");
 		goto err;
 	}
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(min(dma_bits, 64u)));
 	if (ret)
 		goto err;
 	edu->bounce = dmam_alloc_coherent(&pdev->dev, EDU_BUF_SIZE, &edu->bounce_dma,
@@ -325,7 +371,8 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err;
 	}
 	pci_set_master(pdev);
-	edu->pdev = pdev;
+	/* Attachments name the device; open files may outlive the function. */
+	edu->pdev = pci_dev_get(pdev);
 	snprintf(edu->name, sizeof(edu->name), "vcompute-edu-%s", pci_name(pdev));
 	edu->misc = (struct miscdevice) {
 		.minor = MISC_DYNAMIC_MINOR,

@@ -50,6 +50,18 @@ static void vcompute_pci_bar_free(struct drm_device *drm, void *arg)
 }
 
 /**
+ * vcompute_pci_bar_end - the last bus address of the device-memory BAR
+ * @vdev: a PCI instance
+ *
+ * Returns: what an importer's DMA must reach to write anywhere in it.
+ */
+u64 vcompute_pci_bar_end(struct vcompute_device *vdev)
+{
+	return pci_bus_address(vdev->pdev, IVSHMEM_BAR) +
+	       pci_resource_len(vdev->pdev, IVSHMEM_BAR) - 1;
+}
+
+/**
  * vcompute_pci_bar_init - take the whole BAR as device memory
  * @vdev: the device, not registered yet
  *
