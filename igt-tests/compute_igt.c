@@ -862,8 +862,9 @@ static bool device_name(const struct compute_dev *cd, char *name, size_t len)
 	return true;
 }
 
-/* Debugfs file @file of @cd's device: the dri/N whose name has it. */
-static FILE *open_debugfs(const struct compute_dev *cd, const char *file)
+/* Debugfs file @file of @cd's device, for reading or (@write) writing. */
+static FILE *open_debugfs_mode(const struct compute_dev *cd, const char *file,
+			       bool write)
 {
 	static const char root[] = "/sys/kernel/debug/dri";
 	char dev[128], want[160];
@@ -901,10 +902,38 @@ static FILE *open_debugfs(const struct compute_dev *cd, const char *file)
 		if (!p || (p[strlen(want)] != ' ' && p[strlen(want)] != '\n'))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/%s", root, e->d_name, file);
-		f = fopen(path, "re");
+		f = fopen(path, write ? "we" : "re");
 	}
 	closedir(dir);
 	return f;
+}
+
+/* Debugfs file @file of @cd's device: the dri/N whose name has it. */
+static FILE *open_debugfs(const struct compute_dev *cd, const char *file)
+{
+	return open_debugfs_mode(cd, file, false);
+}
+
+/**
+ * compute_reset - reset @cd's device as a GPU reset would (debugfs
+ * vcompute_reset): its running queues are reset, its export buffers'
+ * importers told to map again
+ * @cd: the device
+ *
+ * Returns: 0, or -ENOENT without the debugfs file.
+ */
+int compute_reset(const struct compute_dev *cd)
+{
+	FILE *f = open_debugfs_mode(cd, "vcompute_reset", true);
+	int ret = 0;
+
+	if (!f)
+		return -ENOENT;
+	if (fputs("1\n", f) < 0)
+		ret = -EIO;
+	if (fclose(f))
+		ret = -errno;
+	return ret;
 }
 
 /**

@@ -121,6 +121,9 @@ static int open_vgem(void)
 	return fd;
 }
 
+static void assert_memory(const struct compute_dev *dev, uint64_t used, int64_t pages,
+			  const char *when);
+
 /* ---- the PCI instances ---- */
 
 #define MAX_PCI 8
@@ -523,7 +526,7 @@ static void report_invalid(void)
 	BAD(refused, 1, -EINVAL);
 	BAD(refused_reason, 1, -EINVAL);
 	BAD(kernel_maps, 1, -EINVAL);
-	BAD(pad, 1, -EINVAL);
+	BAD(invalidations, 1, -EINVAL);
 	BAD(reserved, 1, -EINVAL);
 #undef BAD
 
@@ -697,9 +700,12 @@ static void close_order(int order)
 	struct drm_compute_p2p_report r;
 	uint32_t h, imp = 0;
 	size_t bad = 0;
+	uint64_t used;
+	int64_t pages;
 	void *m;
 	int fd;
 
+	igt_assert_eq(compute_memory(&cd, &used, &pages), 0);
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(&cd, h, SIZE);
 	compute_fill_pattern(m, SIZE, 91 + order);
@@ -723,6 +729,8 @@ static void close_order(int order)
 		munmap(m, SIZE);
 		compute_bo_close(&peer, imp);
 	}
+	/* Moved to system memory for the importer, freed with the last user. */
+	assert_memory(&cd, used, pages, "after both closed");
 }
 
 static void unplug_exporter(void)
@@ -771,6 +779,91 @@ static void race_import_report(void)
 	igt_assert_eq_u32(r.count, 0);
 	close(fd);
 	compute_bo_close(&cd, h);
+}
+
+/*
+ * The exporter @x is reset while the edu @e, behind the same switch, has a
+ * peer-to-peer attachment of its buffer and a queue of @x waits: the queue
+ * is reset (HUNG), the importer is told to map again (the report counts
+ * it), the buffer stays in device memory with its data, the importer's next
+ * write lands, and nothing is left allocated afterwards.
+ */
+static void device_reset(struct pci_node *x, const struct edu_node *e)
+{
+	const struct onenode_queue_params params = {
+		.va = COMPUTE_QUEUE_VA(0),
+		.priority = ONENODE_PRIORITY_DEFAULT,
+	};
+	struct drm_compute_p2p_attachment att[1];
+	struct vcompute_edu_import imp = { 0 };
+	struct vcompute_edu_write w = { 0 };
+	struct drm_compute_userq_state st;
+	struct drm_compute_p2p_report r;
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
+	uint8_t *src = malloc(SIZE);
+	struct compute_buf flag;
+	struct compute_queue q;
+	uint64_t used;
+	int64_t pages;
+	size_t bad = 0;
+	uint32_t h, vm;
+	int fd, efd;
+	void *m;
+
+	igt_info("reset %s under edu %s\n", x->pci, e->pci);
+	igt_assert(src);
+	igt_assert_eq(compute_memory(&x->cd, &used, &pages), 0);
+	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
+	m = compute_bo_map(&x->cd, h, SIZE);
+	fd = prime_fd(&x->cd, h);
+	efd = open(e->dev, O_RDWR | O_CLOEXEC);
+	igt_assert_fd(efd);
+	imp.fd = fd;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
+	compute_fill_pattern(src, SIZE, 161);
+	w.size = SIZE;
+	w.data = (uintptr_t)src;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+
+	/* A queue that waits for nothing that comes: running at the reset. */
+	vm = compute_vm(&x->cd);
+	compute_buf_init(&x->cd, vm, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM,
+			 COMPUTE_BUF_VA(0), DRM_COMPUTE_VM_BIND_NOEXEC, &flag);
+	compute_queue_init(&x->cd, vm, &params, &q);
+	compute_emit(&q, pkt, onenode_pkt_wait_mem(pkt, flag.va, VCOMPUTE_WAIT_EQ, 1,
+						  ~0ull, 0, 0));
+	compute_submit(&q);
+
+	report(&x->cd, h, &r, att, 1);
+	igt_assert_eq_u32(r.invalidations, 0);
+	igt_assert_eq(compute_reset(&x->cd), 0);
+
+	igt_assert(compute_poll_status(&x->cd, q.q.id, DRM_COMPUTE_USERQ_STATUS_HUNG,
+				       COMPUTE_TIMEOUT_MS, &st));
+	igt_assert_eq_u32(st.fault_reason, DRM_COMPUTE_FAULT_HANG);
+	memset(att, 0, sizeof(att));
+	report(&x->cd, h, &r, att, 1);
+	igt_assert_eq_u32(r.invalidations, 1);
+	igt_assert_eq_u32(r.count, 1);
+	igt_assert_eq_u32(att[0].map, DRM_COMPUTE_P2P_MAP_PEER);
+	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+	igt_assert_f(compute_check_pattern(m, SIZE, 161, &bad),
+		     "data across the reset: bad at byte %zu\n", bad);
+	/* The importer maps again and its DMA lands. */
+	compute_fill_pattern(src, SIZE, 162);
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+	igt_assert_f(compute_check_pattern(m, SIZE, 162, &bad),
+		     "DMA after the reset: bad at byte %zu\n", bad);
+
+	compute_queue_fini(&q);
+	compute_buf_fini(&x->cd, &flag);
+	compute_vm_destroy(&x->cd, vm);
+	close(efd);
+	munmap(m, SIZE);
+	close(fd);
+	compute_bo_close(&x->cd, h);
+	assert_memory(&x->cd, used, pages, "after the reset and every close");
+	free(src);
 }
 
 /* ---- io_uring zcrx: a NIC's zero-copy receive area ---- */
@@ -1152,7 +1245,8 @@ igt_main
 
 	igt_describe("The importer closes first (the report forgets it, the "
 		     "exporter's data is intact), or the exporter closes first "
-		     "(the import keeps the buffer and reads it).");
+		     "(the import keeps the buffer and reads it); either way no "
+		     "device memory or system page is left once both closed.");
 	igt_subtest_with_dynamic("close-order") {
 		igt_dynamic("importer-first")
 			close_order(0);
@@ -1208,6 +1302,26 @@ igt_main
 		     "has no importer.");
 	igt_subtest("race-import-report")
 		race_import_report();
+
+	igt_describe("A PCI instance is reset (as a GPU reset would: debugfs "
+		     "vcompute_reset) while an edu behind the same switch has a "
+		     "peer-to-peer attachment of its buffer and one of its queues "
+		     "waits: the queue becomes HUNG, the importer is told to map "
+		     "again (the report counts it), the buffer keeps its place and "
+		     "data, the next DMA lands, and nothing stays allocated.");
+	igt_subtest("device-reset") {
+		struct pci_node *x = NULL;
+		const struct edu_node *e = NULL;
+
+		for (int i = 0; i < npci && !e; i++)
+			for (int j = 0; j < nedu && !e; j++)
+				if (same_switch_path(pcis[i].up2, edus[j].up2)) {
+					x = &pcis[i];
+					e = &edus[j];
+				}
+		igt_require_f(e, "a PCI instance and an edu behind one switch\n");
+		device_reset(x, e);
+	}
 
 	igt_describe("A PCI NIC (e1000e) takes a REQUIRE_P2P buffer of every "
 		     "PCI instance as an io_uring zcrx area: zcrx attaches as a "

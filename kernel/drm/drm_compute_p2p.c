@@ -197,6 +197,7 @@ static int p2p_move(struct drm_compute_device *cdev, struct drm_gem_object *obj,
 
 	dma_resv_assert_held(obj->resv);
 	dma_buf_invalidate_mappings(dmabuf);
+	cdev->ops->p2p_export(obj)->invalidations++;
 	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
 				    MAX_SCHEDULE_TIMEOUT);
 	if (ret < 0)
@@ -378,6 +379,31 @@ bool drm_compute_p2p_is_peer(struct dma_buf_attachment *attach)
 }
 EXPORT_SYMBOL(drm_compute_p2p_is_peer);
 
+/**
+ * drm_compute_p2p_invalidate - tell a buffer's importers to map it again
+ * @exp: the buffer's export state
+ *
+ * For a driver whose device memory changed under the buffer without a move
+ * the helper made (a device reset): every importer is told
+ * (dma_buf_invalidate_mappings()), and the report counts it. Nothing to do
+ * without importers.
+ *
+ * Context: the buffer's reservation lock held.
+ */
+void drm_compute_p2p_invalidate(struct drm_compute_p2p_export *exp)
+{
+	struct drm_compute_p2p_importer *imp;
+
+	imp = list_first_entry_or_null(&exp->importers,
+				       struct drm_compute_p2p_importer, link);
+	if (!imp)
+		return;
+	dma_resv_assert_held(imp->attach->dmabuf->resv);
+	dma_buf_invalidate_mappings(imp->attach->dmabuf);
+	exp->invalidations++;
+}
+EXPORT_SYMBOL(drm_compute_p2p_invalidate);
+
 /* Out fields and reserved words: from export_flags to the end. */
 #define P2P_REPORT_OUT	offsetof(struct drm_compute_p2p_report, export_flags)
 
@@ -452,6 +478,7 @@ int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data)
 	rep.refused = exp->refused;
 	rep.refused_reason = exp->refused_reason;
 	rep.kernel_maps = exp->kernel_maps;
+	rep.invalidations = exp->invalidations;
 	dma_resv_unlock(obj->resv);
 
 	/* Outside the lock: a fault here takes mmap_lock, which nests outside. */

@@ -980,8 +980,11 @@ out:
 }
 EXPORT_SYMBOL(drm_compute_userq_signal_ioctl);
 
-static void hang_reset(struct drm_compute_userq *q)
+/* Stop @q and mark it HUNG, unless it is dead already; true if it was reset. */
+static bool hang_reset(struct drm_compute_userq *q)
 {
+	bool reset = false;
+
 	mutex_lock(&q->ctl_lock);
 	spin_lock(&q->lock);
 	if (q->status || q->destroyed) {
@@ -991,11 +994,10 @@ static void hang_reset(struct drm_compute_userq *q)
 	spin_unlock(&q->lock);
 	userq_stop(q);
 	userq_kill(q, DRM_COMPUTE_USERQ_STATUS_HUNG, DRM_COMPUTE_FAULT_HANG, 0);
-	drm_err_ratelimited(q->cdev->drm,
-			    "compute: queue %u made no progress for %u ms; reset it\n",
-			    q->id, drm_compute_hang_timeout_ms());
+	reset = true;
 out:
 	mutex_unlock(&q->ctl_lock);
+	return reset;
 }
 
 #define WATCHDOG_BATCH	16
@@ -1044,7 +1046,10 @@ void drm_compute_watchdog_work(struct work_struct *work)
 	mutex_unlock(&cdev->userq_lock);
 
 	for (i = 0; i < n; i++) {
-		hang_reset(hung[i]);
+		if (hang_reset(hung[i]))
+			drm_err_ratelimited(cdev->drm,
+					    "compute: queue %u made no progress for %u ms; reset it\n",
+					    hung[i]->id, ms);
 		drm_compute_userq_put(hung[i]);
 	}
 
@@ -1089,6 +1094,60 @@ void drm_compute_fence_poll_work(struct work_struct *work)
 		mod_delayed_work(system_dfl_wq, &cdev->fence_poll, 1);
 	mutex_unlock(&cdev->userq_lock);
 }
+
+/**
+ * drm_compute_device_reset - the device was reset
+ * @cdev: the device
+ *
+ * For the driver's reset path, once the device runs again: every queue that
+ * was active lost its context with the reset, and is stopped and marked
+ * HUNG (%DRM_COMPUTE_FAULT_HANG), as hang detection leaves a queue it
+ * resets; its waiters return -EIO and its pending signals complete with
+ * -EIO. Queues already dead stay as they are. Buffers made for export are
+ * the driver's to handle (drm_compute_p2p_invalidate()).
+ *
+ * Context: process; takes &drm_compute_device.userq_lock and each queue's
+ * control lock.
+ *
+ * Returns: the number of queues reset.
+ */
+unsigned int drm_compute_device_reset(struct drm_compute_device *cdev)
+{
+	struct drm_compute_userq *batch[WATCHDOG_BATCH], *q;
+	unsigned int n = 0, got, i;
+
+	/*
+	 * In batches, with references: a queue is reset outside the list's
+	 * lock, and one reset is dead, so the next batch skips it.
+	 */
+	do {
+		got = 0;
+		mutex_lock(&cdev->userq_lock);
+		list_for_each_entry(q, &cdev->userqs, link) {
+			bool active;
+
+			spin_lock(&q->lock);
+			active = !q->status && !q->destroyed;
+			spin_unlock(&q->lock);
+			if (!active)
+				continue;
+			drm_compute_userq_get(q);
+			batch[got++] = q;
+			if (got == WATCHDOG_BATCH)
+				break;
+		}
+		mutex_unlock(&cdev->userq_lock);
+		for (i = 0; i < got; i++) {
+			n += hang_reset(batch[i]);
+			drm_compute_userq_put(batch[i]);
+		}
+	} while (got == WATCHDOG_BATCH);
+	if (n)
+		drm_err(cdev->drm, "compute: device reset; %u queue%s reset\n", n,
+			n == 1 ? "" : "s");
+	return n;
+}
+EXPORT_SYMBOL(drm_compute_device_reset);
 
 /**
  * drm_compute_device_unplug - the device went away

@@ -163,8 +163,9 @@ constexpr Field p2p_report_f[] = {
 	FR(PR, decided_by, 3, Out),
 	F(PR, refused, Out, 0),
 	F(PR, refused_reason, Out, 0),
-	FR(PR, reserved, 0, Zero),
-	FR(PR, reserved, 1, Zero),
+	F(PR, kernel_maps, Out, 0),
+	F(PR, invalidations, Out, 0),
+	F(PR, reserved, Zero, 0),
 };
 
 #undef F

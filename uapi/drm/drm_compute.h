@@ -562,8 +562,12 @@ struct drm_compute_p2p_report {
 	 * memory included (through the BAR), and holds it there as a pin does.
 	 */
 	__u32 kernel_maps;
-	/** @pad: in, must be zero. */
-	__u32 pad;
+	/**
+	 * @invalidations: out, times the importers were told to map the
+	 * buffer again (dma_buf_invalidate_mappings()): its move to system
+	 * memory, a device reset.
+	 */
+	__u32 invalidations;
 	/** @reserved: in, must be zero. */
 	__u64 reserved;
 };

@@ -85,6 +85,9 @@ static void vcompute_bo_free(struct drm_gem_object *obj)
 {
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
 
+	/* Out of the registry before it goes (vcompute_reset()). */
+	if (vcompute_bo_is_export(obj))
+		xa_erase(&to_vcompute(obj->dev)->exports, bo->export_id);
 	if (drm_gem_is_imported(obj))
 		drm_prime_gem_destroy(obj, NULL);
 	else if (!bo->shmem)
@@ -354,8 +357,14 @@ int vcompute_p2p_bo_create(struct drm_compute_file *cfile, u64 size,
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	if (flags) {
-		bo->base.funcs = &vcompute_export_bo_funcs;
 		drm_compute_p2p_export_init(&bo->export, flags, placement);
+		ret = xa_alloc(&vdev->exports, &bo->export_id, bo, xa_limit_32b,
+			       GFP_KERNEL);
+		if (ret) {
+			drm_gem_object_put(&bo->base);
+			return ret;
+		}
+		bo->base.funcs = &vcompute_export_bo_funcs;
 	}
 	ret = drm_gem_handle_create(cfile->file, &bo->base, handle);
 	drm_gem_object_put(&bo->base);
@@ -425,7 +434,12 @@ struct vcompute_bo *vcompute_bo_import_alloc(struct drm_device *drm,
 
 static void vram_fini(struct drm_device *drm, void *arg)
 {
-	gpu_buddy_fini(&to_vcompute(drm)->vram);
+	struct vcompute_device *vdev = to_vcompute(drm);
+
+	/* Every buffer is gone with the device's last reference. */
+	WARN_ON(!xa_empty(&vdev->exports));
+	xa_destroy(&vdev->exports);
+	gpu_buddy_fini(&vdev->vram);
 }
 
 /**
@@ -441,6 +455,7 @@ int vcompute_vram_init(struct vcompute_device *vdev)
 	ret = drmm_mutex_init(&vdev->drm, &vdev->vram_lock);
 	if (ret)
 		return ret;
+	xa_init_flags(&vdev->exports, XA_FLAGS_ALLOC);
 	ret = gpu_buddy_init(&vdev->vram, vdev->config.vram_size, PAGE_SIZE);
 	if (ret)
 		return ret;

@@ -37,8 +37,10 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/dma-resv.h>
 #include <linux/device/faux.h>
 #include <linux/dma-mapping.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -112,6 +114,7 @@ static const struct drm_compute_ops vcompute_compute_ops = {
 	.p2p_bo_create = vcompute_p2p_bo_create,
 	.p2p_export = vcompute_p2p_export_state,
 	.p2p_move_to_host = vcompute_p2p_move_to_host,
+	.p2p_check = vcompute_p2p_check,
 };
 
 static int vcompute_open(struct drm_device *drm, struct drm_file *file)
@@ -176,6 +179,58 @@ static int svm_stats_show(struct seq_file *m, void *data)
 		   atomic64_read(&vdev->svm_stats.migrate_failed));
 	return 0;
 }
+
+/**
+ * vcompute_reset - what a GPU reset does, emulated
+ * @vdev: the device
+ *
+ * Every queue that was running loses its context and is reset (the helper
+ * marks it HUNG), and every buffer made for export tells its importers to
+ * map it again, as a GPU whose memory was rebuilt must: debugfs
+ * ``vcompute_reset``, for the tests of both. The data stays (the emulated
+ * memory survives).
+ */
+static void vcompute_reset(struct vcompute_device *vdev)
+{
+	unsigned long idx = 0;
+	struct vcompute_bo *bo;
+
+	drm_compute_device_reset(&vdev->compute);
+	for (;;) {
+		/* The lock from lookup to reference: a freed buffer left first. */
+		xa_lock(&vdev->exports);
+		bo = xa_find(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
+		while (bo && !kref_get_unless_zero(&bo->base.refcount))
+			bo = xa_find_after(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
+		xa_unlock(&vdev->exports);
+		if (!bo)
+			break;
+		dma_resv_lock(bo->base.resv, NULL);
+		drm_compute_p2p_invalidate(&bo->export);
+		dma_resv_unlock(bo->base.resv);
+		drm_gem_object_put(&bo->base);
+		idx++;
+	}
+}
+
+static ssize_t reset_write(struct file *file, const char __user *buf,
+			   size_t len, loff_t *pos)
+{
+	struct vcompute_device *vdev = file->private_data;
+	int idx;
+
+	if (!drm_dev_enter(&vdev->drm, &idx))
+		return -ENODEV;
+	vcompute_reset(vdev);
+	drm_dev_exit(idx);
+	return len;
+}
+
+static const struct file_operations reset_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = reset_write,
+};
 
 /* What buffers hold now, to check that nothing is left behind. */
 static int memory_show(struct seq_file *m, void *data)
@@ -307,6 +362,8 @@ static struct vcompute_device *vcompute_new(struct device *parent,
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
 		goto err_engine;
+	debugfs_create_file("vcompute_reset", 0200, vdev->drm.debugfs_root, vdev,
+			    &reset_fops);
 	return vdev;
 
 err_engine:

@@ -118,6 +118,13 @@ struct vcompute_device {
 	 */
 	atomic_long_t own_pages;
 	/**
+	 * @exports: the buffers made for export, by &vcompute_bo.export_id;
+	 * a device reset tells their importers (vcompute_reset()). The
+	 * xarray's lock is held from lookup to reference, and a buffer leaves
+	 * before it is freed.
+	 */
+	struct xarray exports;
+	/**
 	 * @sysmem_read: bytes the engine read from system memory for packet
 	 * operands (not ring fetches); debugfs ``vcompute_memory``. What a
 	 * bounce through host memory costs, counted where it happens.
@@ -172,6 +179,8 @@ struct vcompute_bo {
 	 * DRM_COMPUTE_BO_EXPORT_* flag (vcompute_bo_is_export()).
 	 */
 	struct drm_compute_p2p_export export;
+	/** @export_id: its index in &vcompute_device.exports. */
+	u32 export_id;
 };
 
 static inline struct vcompute_bo *to_vcompute_bo(struct drm_gem_object *obj)
@@ -186,12 +195,18 @@ struct vcompute_device *vcompute_create_pci(struct pci_dev *pdev,
 /* vcompute_pci.c */
 #if IS_ENABLED(CONFIG_PCI_P2PDMA)
 int vcompute_pci_bar_init(struct vcompute_device *vdev);
+u64 vcompute_pci_bar_end(struct vcompute_device *vdev);
 int vcompute_pci_register(void);
 void vcompute_pci_unregister(void);
 #else
 static inline int vcompute_pci_bar_init(struct vcompute_device *vdev)
 {
 	return -ENODEV;
+}
+
+static inline u64 vcompute_pci_bar_end(struct vcompute_device *vdev)
+{
+	return 0;
 }
 
 static inline int vcompute_pci_register(void)
@@ -224,6 +239,8 @@ struct dma_buf *vcompute_p2p_export(struct drm_gem_object *obj, int flags);
 struct drm_compute_p2p_export *vcompute_p2p_export_state(struct drm_gem_object *obj);
 int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 			      struct dma_buf *dmabuf);
+u32 vcompute_p2p_check(struct drm_gem_object *obj,
+		       struct dma_buf_attachment *attach);
 struct drm_gem_object *vcompute_gem_prime_import(struct drm_device *drm,
 						 struct dma_buf *dmabuf);
 

@@ -36,6 +36,7 @@
  */
 
 #include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
 #include <linux/dma-resv.h>
 #include <linux/highmem.h>
 #include <linux/mm.h>
@@ -216,6 +217,34 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 
 	vcompute_bo_release_pages(vdev, old, n, &blocks);
 	return 0;
+}
+
+/**
+ * vcompute_p2p_check - &drm_compute_ops.p2p_check
+ * @obj: a buffer made for export
+ * @attach: an importer the PCI topology lets reach it peer-to-peer
+ *
+ * The buffer must fit in the BAR (the helper's own rule), and the
+ * importer's DMA must reach every bus address of the BAR: the buffer's
+ * pages may lie anywhere in it.
+ *
+ * Context: the reservation lock of @obj held.
+ *
+ * Returns: %DRM_COMPUTE_P2P_REASON_NONE, _BAR or _DMA_MASK.
+ */
+u32 vcompute_p2p_check(struct drm_gem_object *obj,
+		       struct dma_buf_attachment *attach)
+{
+	struct vcompute_device *vdev = to_vcompute(obj->dev);
+	struct device *idev = attach->dev;
+
+	if (obj->size > vdev->compute.info.vram_bar_size)
+		return DRM_COMPUTE_P2P_REASON_BAR;
+	if (vdev->pdev &&
+	    vcompute_pci_bar_end(vdev) > min_not_zero(dma_get_mask(idev),
+						      idev->bus_dma_limit))
+		return DRM_COMPUTE_P2P_REASON_DMA_MASK;
+	return DRM_COMPUTE_P2P_REASON_NONE;
 }
 
 static void vcompute_import_invalidate(struct dma_buf_attachment *attach)

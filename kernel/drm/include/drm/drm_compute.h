@@ -408,6 +408,8 @@ struct drm_compute_p2p_export {
 	u32 pinned;
 	/** @kernel_maps: kernel CPU mappings (dma_buf_vmap()), in @pinned. */
 	u32 kernel_maps;
+	/** @invalidations: times the importers were told to map again. */
+	u32 invalidations;
 	/** @decided_by: name of the importer that moved the buffer. */
 	char decided_by[32];
 	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
@@ -427,6 +429,7 @@ void drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 void drm_compute_p2p_unpin(struct drm_compute_p2p_export *exp,
 			   struct dma_buf_attachment *attach);
 bool drm_compute_p2p_is_peer(struct dma_buf_attachment *attach);
+void drm_compute_p2p_invalidate(struct drm_compute_p2p_export *exp);
 
 /**
  * struct drm_compute_device - the DRM compute state of one device.
@@ -642,6 +645,7 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 			    const struct drm_compute_ops *ops);
 void drm_compute_device_fini(struct drm_compute_device *cdev);
 void drm_compute_device_unplug(struct drm_compute_device *cdev);
+unsigned int drm_compute_device_reset(struct drm_compute_device *cdev);
 
 void drm_compute_file_init(struct drm_compute_file *cfile,
 			   struct drm_compute_device *cdev,
