@@ -841,71 +841,15 @@ int compute_write_param(const char *module, const char *param, unsigned long lon
 	return ret;
 }
 
-/* The name of @cd's device ("vcompute.0", "0000:03:00.0"), from sysfs. */
-static bool device_name(const struct compute_dev *cd, char *name, size_t len)
-{
-	char link[PATH_MAX], real[PATH_MAX];
-	const char *base;
-	struct stat st;
-
-	if (fstat(cd->fd, &st))
-		return false;
-	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(st.st_rdev),
-		 minor(st.st_rdev));
-	if (!realpath(link, real))
-		return false;
-	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
-	if (strlen(base) >= len)
-		return false;
-	memcpy(name, base, strlen(base) + 1);
-	return true;
-}
-
 /* Debugfs file @file of @cd's device, for reading or (@write) writing. */
 static FILE *open_debugfs_mode(const struct compute_dev *cd, const char *file,
 			       bool write)
 {
-	static const char root[] = "/sys/kernel/debug/dri";
-	char dev[128], want[160];
-	struct dirent *e;
-	FILE *f = NULL;
-	DIR *dir;
+	char path[PATH_MAX];
 
-	if (!device_name(cd, dev, sizeof(dev)))
+	if (onenode_debugfs_path(&cd->dev, file, path, sizeof(path)))
 		return NULL;
-	snprintf(want, sizeof(want), " dev=%s", dev);
-	dir = opendir(root);
-	if (!dir) {
-		/* debugfs may not be mounted yet. */
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
-		dir = opendir(root);
-	}
-	if (!dir)
-		return NULL;
-	while (!f && (e = readdir(dir))) {
-		char path[PATH_MAX], line[256] = "";
-		const char *p;
-		FILE *n;
-
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/name", root, e->d_name);
-		n = fopen(path, "re");
-		if (!n)
-			continue;
-		if (!fgets(line, sizeof(line), n))
-			line[0] = 0;
-		fclose(n);
-		/* "vcompute dev=NAME[ master=...][ unique=...]" */
-		p = strstr(line, want);
-		if (!p || (p[strlen(want)] != ' ' && p[strlen(want)] != '\n'))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/%s", root, e->d_name, file);
-		f = fopen(path, write ? "we" : "re");
-	}
-	closedir(dir);
-	return f;
+	return fopen(path, write ? "we" : "re");
 }
 
 /* Debugfs file @file of @cd's device: the dri/N whose name has it. */

@@ -19,7 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -242,5 +244,76 @@ int onenode_open_driver(const char *driver, const char *dri_dir,
 		onenode_close(dev);
 	}
 	free(minors);
+	return ret;
+}
+
+/* The name of @dev's device ("vcompute.0", "0000:03:00.0"), from sysfs. */
+static int device_name(const struct onenode_device *dev, char *name, size_t len)
+{
+	char link[PATH_MAX], real[PATH_MAX];
+	const char *base;
+
+	if (!dev->rdev)
+		return -ENOENT;
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(dev->rdev),
+		 minor(dev->rdev));
+	if (!realpath(link, real))
+		return -errno;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	if (strlen(base) >= len)
+		return -ENAMETOOLONG;
+	memcpy(name, base, strlen(base) + 1);
+	return 0;
+}
+
+int onenode_debugfs_path(const struct onenode_device *dev, const char *file,
+			 char *out, size_t len)
+{
+	static const char root[] = "/sys/kernel/debug/dri";
+	char name[128], want[160];
+	struct dirent *e;
+	int ret = -ENOENT;
+	DIR *dir;
+
+	if (!dev || !file || !out || !len)
+		return -EINVAL;
+	ret = device_name(dev, name, sizeof(name));
+	if (ret)
+		return ret;
+	snprintf(want, sizeof(want), " dev=%s", name);
+	dir = opendir(root);
+	if (!dir) {
+		/* debugfs may not be mounted yet. */
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+		dir = opendir(root);
+	}
+	if (!dir)
+		return -ENOENT;
+	ret = -ENOENT;
+	while (ret == -ENOENT && (e = readdir(dir))) {
+		char path[PATH_MAX], line[256] = "";
+		const char *p;
+		FILE *n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/name", root, e->d_name);
+		n = fopen(path, "re");
+		if (!n)
+			continue;
+		if (!fgets(line, sizeof(line), n))
+			line[0] = 0;
+		fclose(n);
+		/* "vcompute dev=NAME[ master=...][ unique=...]" */
+		p = strstr(line, want);
+		if (!p || (p[strlen(want)] != ' ' && p[strlen(want)] != '\n'))
+			continue;
+		if ((size_t)snprintf(out, len, "%s/%s/%s", root, e->d_name, file) >= len)
+			ret = -ENAMETOOLONG;
+		else
+			ret = access(out, F_OK) ? -ENOENT : 0;
+	}
+	closedir(dir);
 	return ret;
 }

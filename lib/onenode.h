@@ -256,6 +256,15 @@ int onenode_bo_create_export(const struct onenode_device *dev, uint64_t size,
 int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
 		       struct drm_compute_p2p_report *rep,
 		       struct drm_compute_p2p_attachment *att, uint32_t count);
+/**
+ * onenode_debugfs_path() - the path of a driver's debugfs file of @dev's
+ * device: /sys/kernel/debug/dri/N/@file, for the N whose "name" names the
+ * device (vcompute's vcompute_memory, vcompute_svm, ...). Mounts debugfs
+ * when it is not. Returns 0, -ENOENT when no such file exists, -ENAMETOOLONG.
+ */
+int onenode_debugfs_path(const struct onenode_device *dev, const char *file,
+			 char *out, size_t len);
+
 /** onenode_p2p_reason_name() - "no-p2p-memory" for a DRM_COMPUTE_P2P_REASON_*. */
 const char *onenode_p2p_reason_name(uint32_t reason);
 /** onenode_bo_mmap_offset() - DRM_COMPUTE_OP_BO_MMAP. */

@@ -132,25 +132,17 @@ onenode::Device open_gpu(const options &o)
 	throw onenode::error(-ENOENT, "no vcompute PCI instance (a render node with a BAR)");
 }
 
-/* debugfs dri/N/vcompute_memory of @gpu's device: its sysmem_read counter. */
+/* debugfs vcompute_memory of @gpu's device: its sysmem_read counter. */
 class EngineCounter {
 public:
 	explicit EngineCounter(const onenode::Device &gpu)
 	{
-		namespace fs = std::filesystem;
-		std::string node = fs::path(gpu.path()).filename().string();
-		std::string dev = fs::canonical("/sys/class/drm/" + node + "/device").filename().string();
-		for (const auto &e : fs::directory_iterator("/sys/kernel/debug/dri")) {
-			std::ifstream name(e.path() / "name");
-			std::string line;
-			std::getline(name, line);
-			if (line.find(" dev=" + dev) != std::string::npos &&
-			    fs::exists(e.path() / "vcompute_memory")) {
-				path_ = e.path() / "vcompute_memory";
-				return;
-			}
-		}
-		throw onenode::error(-ENOENT, "debugfs vcompute_memory of " + dev);
+		char path[PATH_MAX];
+
+		onenode::check(onenode_debugfs_path(gpu.get(), "vcompute_memory", path,
+						    sizeof(path)),
+			       "debugfs vcompute_memory of " + gpu.path());
+		path_ = path;
 	}
 	std::uint64_t sysmem_read() const
 	{

@@ -30,6 +30,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -148,33 +149,23 @@ bool check(const std::uint8_t *p, std::uint64_t bytes, std::uint32_t seed)
 	return true;
 }
 
-/* debugfs vcompute_svm of the first vcompute device: "name: value" lines. */
-std::optional<std::uint64_t> svm_stat(const char *name)
+/* debugfs vcompute_svm of @dev's device: "name: value" lines. */
+std::optional<std::uint64_t> svm_stat(const onenode::Device &dev, const char *name)
 {
-	const char *root = "/sys/kernel/debug/dri";
-	DIR *d = opendir(root);
+	char path[PATH_MAX];
 
-	if (!d) {
-		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, nullptr);
-		d = opendir(root);
-	}
-	if (!d)
+	if (onenode_debugfs_path(dev.get(), "vcompute_svm", path, sizeof(path)))
+		return std::nullopt;
+	FILE *f = std::fopen(path, "re");
+	if (!f)
 		return std::nullopt;
 	std::optional<std::uint64_t> v;
-	while (dirent *e = readdir(d)) {
-		std::string path = std::string(root) + "/" + e->d_name + "/vcompute_svm";
-		FILE *f = e->d_name[0] == '.' ? nullptr : std::fopen(path.c_str(), "re");
-		if (!f)
-			continue;
-		char key[64];
-		unsigned long long n;
-		while (std::fscanf(f, "%63[^:]: %llu\n", key, &n) == 2)
-			if (!std::strcmp(key, name))
-				v = n;
-		std::fclose(f);
-		break;
-	}
-	closedir(d);
+	char key[64];
+	unsigned long long n;
+	while (std::fscanf(f, "%63[^:]: %llu\n", key, &n) == 2)
+		if (!std::strcmp(key, name))
+			v = n;
+	std::fclose(f);
 	return v;
 }
 
@@ -287,9 +278,9 @@ void bench_faults(onenode::Device &dev, const options &opt)
 			anon a(bytes);
 			fill(a.p, bytes, 3);
 			svm_queue sq(dev);
-			auto f0 = svm_stat("faults");
+			auto f0 = svm_stat(dev, "faults");
 			double first = sq.sum(a.p, bytes, out.get());
-			auto f1 = svm_stat("faults");
+			auto f1 = svm_stat(dev, "faults");
 			if (*out != want)
 				fail("SUM_U32 over fresh memory is wrong");
 			double again = sq.sum(a.p, bytes, out.get());
