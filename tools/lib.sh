@@ -365,7 +365,9 @@ flavor_fragments() {
 	case $1 in
 	debug) echo "$c/vm.config $c/base.config $c/amdgpu.config $c/debug.config" ;;
 	leaks) echo "$c/vm.config $c/base.config $c/amdgpu.config $c/debug.config $c/leaks.config" ;;
-	*) die "unknown kernel flavor '$1' (debug, leaks)" ;;
+	# For measurements: no KASAN, no lockdep, no amdgpu (never loaded here).
+	bench) echo "$c/vm.config $c/base.config" ;;
+	*) die "unknown kernel flavor '$1' (debug, leaks, bench)" ;;
 	esac
 }
 
@@ -906,7 +908,15 @@ cmd_demo() {
 # (--mib N, --rounds N). nic: NIC ingest on a vcompute PCI instance with
 # Soft-RoCE (zero-copy into device memory vs a bounce through host memory);
 # ARGS go to onenode-bench-nic (--mib N, --packet BYTES, --rounds N).
+# --flavor F before the name runs the VM benchmarks on kernel flavor F:
+# 'bench' has no KASAN and no lockdep, which the debug flavor has and which
+# make core-mm work (a migration) far slower than a user-space memcpy.
 cmd_bench() {
+	local flavor=debug
+	if [ "${1:-}" = --flavor ]; then
+		flavor=${2:?bench: --flavor needs a flavor}
+		shift 2
+	fi
 	local what=${1:-vk}
 	[ $# -gt 0 ] && shift
 	ensure_tree
@@ -915,16 +925,16 @@ cmd_bench() {
 		cmd_build --user
 		in_tree "$T_REPO/libvkp2p/bench/run.sh" "$T_CACHE/build/user" "$@" ;;
 	queues)
-		cmd_build --kernel --user
-		cmd_vm -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
+		cmd_build --kernel --user --flavor "$flavor"
+		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
 	svm)
-		cmd_build --kernel --user
+		cmd_build --kernel --user --flavor "$flavor"
 		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
-		cmd_vm -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
-			"$T_CACHE/build/debug" "$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
+		cmd_vm --flavor "$flavor" -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
+			"$T_CACHE/build/$flavor" "$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
 	nic)
-		cmd_build --kernel --user
-		cmd_vm -- "$T_CACHE/build/user/tools/bench/onenode-bench-nic" "$@" ;;
+		cmd_build --kernel --user --flavor "$flavor"
+		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-nic" "$@" ;;
 	*) die "bench: unknown benchmark '$what' (vk, queues, svm, nic)" ;;
 	esac
 }
