@@ -62,6 +62,8 @@
 #include <unistd.h>
 
 #include <xf86drm.h>
+#include <rdma/ib_user_ioctl_cmds.h>
+#include <rdma/rdma_user_ioctl_cmds.h>
 
 #include "igt_core.h"
 #include "drmtest.h"
@@ -932,6 +934,44 @@ static void rdma_require(void)
 		      strerror(-rdma_err));
 }
 
+/*
+ * UVERBS_METHOD_ADVISE_MR straight to the kernel: rdma-core's rxe provider
+ * has no advise_mr, so ibv_advise_mr() would answer EOPNOTSUPP itself.
+ * Returns 0 or -errno.
+ */
+static int rdma_advise_raw(struct ibv_mr *mr, uint32_t advice, uint32_t flags)
+{
+	struct ibv_sge sge = {
+		.addr = (uintptr_t)mr->addr, .length = COMPUTE_PAGE, .lkey = mr->lkey,
+	};
+	struct {
+		struct ib_uverbs_ioctl_hdr hdr;
+		struct ib_uverbs_attr attrs[4];
+	} cmd = {
+		.hdr = {
+			.length = sizeof(cmd),
+			.object_id = UVERBS_OBJECT_MR,
+			.method_id = UVERBS_METHOD_ADVISE_MR,
+			.num_attrs = 4,
+			.driver_id = RDMA_DRIVER_RXE,
+		},
+		.attrs = {
+			/* An object attribute carries the handle, no length. */
+			{ .attr_id = UVERBS_ATTR_ADVISE_MR_PD_HANDLE,
+			  .data = mr->pd->handle },
+			/* A constant is 64 bits, flags 32 or 64. */
+			{ .attr_id = UVERBS_ATTR_ADVISE_MR_ADVICE,
+			  .len = sizeof(uint64_t), .data = advice },
+			{ .attr_id = UVERBS_ATTR_ADVISE_MR_FLAGS,
+			  .len = sizeof(uint32_t), .data = flags },
+			{ .attr_id = UVERBS_ATTR_ADVISE_MR_SGE_LIST,
+			  .len = sizeof(sge), .data = (uintptr_t)&sge },
+		},
+	};
+
+	return ioctl(mr->context->cmd_fd, RDMA_VERBS_IOCTL, &cmd) ? -errno : 0;
+}
+
 /* A host memory region of @size bytes filled with @seed's pattern. */
 static struct ibv_mr *rdma_host_mr(size_t size, uint32_t seed, void **mem)
 {
@@ -1065,6 +1105,8 @@ static void rdma_invalid(void)
 	REG_FAILS(ibv_reg_dmabuf_mr(pd, 1, COMPUTE_PAGE, 2, fd, rw), EINVAL);	/* page offsets differ */
 	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, UINT64_MAX - 100, fd, rw), EINVAL);	/* iova wraps */
 	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, fd, rw | IBV_ACCESS_ON_DEMAND), EINVAL);
+	/* Nothing persistent behind another driver's buffer to flush to. */
+	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, fd, rw | IBV_ACCESS_FLUSH_GLOBAL), EINVAL);
 #undef REG_FAILS
 	report(&cd, h, &r, NULL, 0);
 	igt_assert_eq_u32(r.kernel_maps, 0);
@@ -1077,6 +1119,11 @@ static void rdma_invalid(void)
 		igt_assert_eq_u32(r.kernel_maps, 1);
 		igt_assert_eq_u32(r.refused, 0);
 		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
+		/* No pages to prefetch: refused, synchronously or not. */
+		igt_assert_eq(rdma_advise_raw(mr, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+					      IB_UVERBS_ADVISE_MR_FLAG_FLUSH), -EOPNOTSUPP);
+		igt_assert_eq(rdma_advise_raw(mr, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH, 0),
+			      -EOPNOTSUPP);
 		igt_assert_eq(ibv_dereg_mr(mr), 0);
 	}
 	close(null);
@@ -1362,9 +1409,10 @@ igt_main
 
 	igt_describe("Registrations of a bad fd, a file that is no dma-buf, a "
 		     "range past the buffer or wrapping, offset and iova in "
-		     "different page positions, and on-demand paging fail and "
-		     "leave no kernel mapping; a REQUIRE_P2P buffer is taken "
-		     "in device memory, refusing nothing.");
+		     "different page positions, on-demand paging and FLUSH "
+		     "access fail and leave no kernel mapping; a REQUIRE_P2P "
+		     "buffer is taken in device memory, refusing nothing, and "
+		     "a prefetch advice on the region is refused.");
 	igt_subtest("rdma-dmabuf-invalid") {
 		rdma_require();
 		rdma_invalid();
