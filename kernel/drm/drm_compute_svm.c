@@ -99,8 +99,9 @@
  *
  * Locking: the operation takes &drm_compute_vm_svm.lock with no other
  * helper lock held, and the mmap lock of the VM's address space inside it
- * for the mapping check only; &drm_compute_ops.svm_attr_set runs under the
- * SVM lock, with the mmap lock dropped. The watcher takes only
+ * for the mapping check and, one chunk at a time, for the migration
+ * walks; &drm_compute_ops.svm_attr_set runs under the SVM lock, with the
+ * mmap lock dropped. The watcher takes only
  * &drm_compute_vm_svm.unmap_lock, a spinlock.
  */
 
@@ -483,7 +484,8 @@ EXPORT_SYMBOL(drm_compute_svm_chunk_end);
  * (drm_compute_svm_chunk_end()) that stay inside one CPU mapping, through
  * the pagemap's &drm_pagemap_ops.populate_mm. Mappings that are not
  * private anonymous memory stay where they are: drm_pagemap migrates only
- * those. Best effort, as the uapi says of a prefetch.
+ * those. Best effort, as the uapi says of a prefetch: the mmap lock is
+ * dropped between chunks, and a fatal signal ends the walk early.
  *
  * Returns: the chunks that stayed in system memory (device memory full,
  * pages pinned or busy).
@@ -499,20 +501,30 @@ unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
 	lockdep_assert_held(&vm->svm.lock);
 	if (!mmget_not_zero(mm))
 		return 0;
-	mmap_read_lock(mm);
-	for (addr = start; addr < end; addr = next) {
-		struct vm_area_struct *vma = find_vma(mm, addr);
+	/*
+	 * The mmap lock is taken per chunk, so that a large prefetch lets
+	 * faults and munmap() in between, and a fatal signal stops it.
+	 */
+	for (addr = start; addr < end && !fatal_signal_pending(current);
+	     addr = next) {
+		struct vm_area_struct *vma;
+		bool migrate;
 
-		if (!vma || vma->vm_start >= end)
+		if (mmap_read_lock_killable(mm))
 			break;
+		vma = find_vma(mm, addr);
+		if (!vma || vma->vm_start >= end) {
+			mmap_read_unlock(mm);
+			break;
+		}
 		addr = max_t(u64, addr, vma->vm_start);
 		next = min3(drm_compute_svm_chunk_end(vm, addr), (u64)vma->vm_end, end);
-		if (!vma_is_anonymous(vma) || (vma->vm_flags & VM_SHARED))
-			continue;
-		if (dpagemap->ops->populate_mm(dpagemap, addr, next, mm, 0))
+		migrate = vma_is_anonymous(vma) && !(vma->vm_flags & VM_SHARED);
+		if (migrate && dpagemap->ops->populate_mm(dpagemap, addr, next, mm, 0))
 			failed++;
+		mmap_read_unlock(mm);
+		cond_resched();
 	}
-	mmap_read_unlock(mm);
 	mmput(mm);
 	return failed;
 }
@@ -553,7 +565,8 @@ void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 en
 	hr.hmm_pfns = pfns;
 	if (!mmget_not_zero(mm))
 		goto out;
-	for (addr = start; addr < end; addr = next) {
+	for (addr = start; addr < end && !fatal_signal_pending(current);
+	     addr = next) {
 		struct vm_area_struct *vma;
 		unsigned int tries = 0;
 		int err;
