@@ -122,11 +122,13 @@ static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	if (drm_gem_is_imported(obj))
 		return dma_buf_vmap(obj->dma_buf, map);
 	/*
-	 * BAR pages are MMIO to the CPU (the kernel maps them uncached): map
-	 * them write-combined and say so, so users take the I/O accessors.
+	 * BAR pages are MMIO to the CPU: memremap_pages() maps P2P memory
+	 * uncached, and a second mapping must not alias it with another
+	 * memory type. Map them uncached too and say so, so that users take
+	 * the I/O accessors.
 	 */
 	if (vcompute_bo_in_bar(bo)) {
-		vaddr = vmap(bo->pages, n, VM_MAP, pgprot_writecombine(PAGE_KERNEL));
+		vaddr = vmap(bo->pages, n, VM_MAP, pgprot_noncached(PAGE_KERNEL));
 		if (!vaddr)
 			return -ENOMEM;
 		iosys_map_set_vaddr_iomem(map, (void __iomem __force *)vaddr);

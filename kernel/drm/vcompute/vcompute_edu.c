@@ -226,9 +226,14 @@ static void edu_detach(struct vcompute_edu_file *f)
 
 	if (!f->attach)
 		return;
-	/* A wedged DMA may still write: keep its buffer and mapping. */
+	/*
+	 * A wedged DMA may still write: keep its buffer and mapping for good,
+	 * and with them the device and the code the attachment points at.
+	 */
 	if (f->stuck) {
 		dev_warn(&f->edu->pdev->dev, "leaving a mapping a wedged DMA may use\n");
+		pci_dev_get(f->edu->pdev);
+		__module_get(THIS_MODULE);
 		f->attach = NULL;
 		f->stuck = NULL;
 		return;

@@ -71,15 +71,26 @@ static int vcompute_p2p_attach(struct dma_buf *dmabuf,
 	struct vcompute_device *vdev = to_vcompute(obj->dev);
 	int ret;
 
-	ret = drm_gem_map_attach(dmabuf, attach);
-	if (ret)
-		return ret;
 	/*
 	 * A move must run with no queue touching memory. The engine takes
 	 * mmap_lock (SVM faults), and reservation locks nest inside that,
 	 * so the engine lock comes first: taken here, before the helper
-	 * takes the reservation lock.
+	 * takes the reservation lock. The helper waits for the buffer's
+	 * fences before a move; wait for them here first, with no lock
+	 * held, so that the engine is not held up behind another device's
+	 * work (vcompute adds no fences of its own: only those that arrive
+	 * in between are waited for under the engine lock).
 	 */
+	if (READ_ONCE(to_vcompute_bo(obj)->placement) == DRM_COMPUTE_PLACEMENT_VRAM) {
+		long r = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP,
+					       true, MAX_SCHEDULE_TIMEOUT);
+
+		if (r < 0)
+			return r;
+	}
+	ret = drm_gem_map_attach(dmabuf, attach);
+	if (ret)
+		return ret;
 	mutex_lock(&vdev->engine.lock);
 	ret = drm_compute_p2p_attach(&vdev->compute, obj, attach);
 	mutex_unlock(&vdev->engine.lock);
@@ -212,7 +223,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 					       pages + (va->gem.offset >> PAGE_SHIFT));
 	old = bo->pages;
 	bo->pages = pages;
-	bo->placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
+	WRITE_ONCE(bo->placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
 	list_splice_init(&bo->blocks, &blocks);
 
 	vcompute_bo_release_pages(vdev, old, n, &blocks);

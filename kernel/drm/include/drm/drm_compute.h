@@ -321,7 +321,9 @@ struct drm_compute_ops {
 	 * Called with the object's reservation lock held, never while the
 	 * buffer is pinned. A driver whose move needs a lock that nests
 	 * outside reservation locks (an engine that takes mmap_lock) takes it
-	 * in its attach callback, before drm_compute_p2p_attach().
+	 * in its attach callback, before drm_compute_p2p_attach(), and waits
+	 * for the buffer's fences before taking it, so that the helper's wait
+	 * does not hold that lock across another device's work.
 	 * Returns 0, or a negative errno with @obj unchanged.
 	 */
 	int (*p2p_move_to_host)(struct drm_gem_object *obj,
