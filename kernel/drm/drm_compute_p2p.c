@@ -206,6 +206,45 @@ static int p2p_move(struct drm_compute_device *cdev, struct drm_gem_object *obj,
 }
 
 /**
+ * drm_compute_p2p_may_move - whether an importer would move the buffer now
+ * @cdev: the exporting device
+ * @obj: the buffer
+ * @attach: an attachment drm_compute_p2p_attach() has not seen yet
+ *
+ * A hint for a driver that prepares a move before it calls
+ * drm_compute_p2p_attach() with its own locks held (waiting for the
+ * buffer's fences first, with no lock held, for instance). The answer may
+ * be stale by then; drm_compute_p2p_attach() decides again.
+ *
+ * Context: process; takes the reservation lock of @obj.
+ *
+ * Returns: true when the buffer is in device memory, PREFER_P2P and not
+ * pinned, and @attach cannot reach it there.
+ */
+bool drm_compute_p2p_may_move(struct drm_compute_device *cdev,
+			      struct drm_gem_object *obj,
+			      struct dma_buf_attachment *attach)
+{
+	struct drm_compute_p2p_export *exp = cdev->ops->p2p_export(obj);
+	struct drm_compute_p2p_facts f;
+	bool move;
+
+	if (!exp)
+		return false;
+	dma_resv_lock(obj->resv, NULL);
+	move = exp->placement == DRM_COMPUTE_PLACEMENT_VRAM &&
+	       !(exp->flags & DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) &&
+	       !exp->pinned;
+	if (move) {
+		p2p_facts(cdev, exp, obj, attach, &f);
+		move = drm_compute_p2p_decide(&f) != DRM_COMPUTE_P2P_REASON_NONE;
+	}
+	dma_resv_unlock(obj->resv);
+	return move;
+}
+EXPORT_SYMBOL(drm_compute_p2p_may_move);
+
+/**
  * drm_compute_p2p_attach - decide an importer's placement; &dma_buf_ops.attach
  * @cdev: the exporting device
  * @obj: the buffer (&dma_buf.priv); its driver's &drm_compute_ops.p2p_export

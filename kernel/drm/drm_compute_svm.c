@@ -541,7 +541,7 @@ EXPORT_SYMBOL(drm_compute_svm_migrate_to_devmem);
  * Faults every page of [@start, @end) in with HMM for no device, which
  * migrates device-private pages back through their migrate_to_ram; pages
  * never touched are faulted in too (reading zero). VM_IO and VM_PFNMAP
- * mappings are skipped. Best effort.
+ * mappings are skipped. Best effort: a fatal signal ends the walk.
  */
 void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 end,
 				    unsigned int retries)
@@ -573,7 +573,8 @@ void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 en
 
 		do {
 			hr.notifier_seq = mmu_interval_read_begin(watch);
-			mmap_read_lock(mm);
+			if (mmap_read_lock_killable(mm))
+				goto put;
 			vma = find_vma(mm, addr);
 			if (!vma || vma->vm_start >= end) {
 				mmap_read_unlock(mm);

@@ -205,10 +205,19 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 			ret = -EINVAL;
 		if (!ret)
 			ret = edu_dma(edu, EDU_BUF, addr, n, EDU_CMD_TO_RAM);
-		if (ret == -ETIMEDOUT)
-			f->stuck = sgt;	/* the device may still write there */
-		else
+		if (ret == -ETIMEDOUT) {
+			/*
+			 * The device may still write there: keep the mapping,
+			 * and the buffer where it is (a move would hand its
+			 * memory to others).
+			 */
+			if (dma_buf_pin(attach))
+				dev_warn(&edu->pdev->dev,
+					 "a wedged DMA's buffer cannot be pinned\n");
+			f->stuck = sgt;
+		} else {
 			dma_buf_unmap_attachment(attach, sgt, DMA_BIDIRECTIONAL);
+		}
 out_resv:
 		dma_resv_unlock(attach->dmabuf->resv);
 out_unlock:

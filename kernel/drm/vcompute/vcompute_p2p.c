@@ -76,12 +76,14 @@ static int vcompute_p2p_attach(struct dma_buf *dmabuf,
 	 * mmap_lock (SVM faults), and reservation locks nest inside that,
 	 * so the engine lock comes first: taken here, before the helper
 	 * takes the reservation lock. The helper waits for the buffer's
-	 * fences before a move; wait for them here first, with no lock
-	 * held, so that the engine is not held up behind another device's
-	 * work (vcompute adds no fences of its own: only those that arrive
-	 * in between are waited for under the engine lock).
+	 * fences before a move; when this importer would move the buffer,
+	 * wait for them here first, with no lock held, so that the engine
+	 * is not held up behind another device's work (vcompute adds no
+	 * fences of its own: only those that arrive in between are waited
+	 * for under the engine lock). Importers that do not move it do not
+	 * wait at all.
 	 */
-	if (READ_ONCE(to_vcompute_bo(obj)->placement) == DRM_COMPUTE_PLACEMENT_VRAM) {
+	if (drm_compute_p2p_may_move(&vdev->compute, obj, attach)) {
 		long r = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP,
 					       true, MAX_SCHEDULE_TIMEOUT);
 
@@ -223,7 +225,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 					       pages + (va->gem.offset >> PAGE_SHIFT));
 	old = bo->pages;
 	bo->pages = pages;
-	WRITE_ONCE(bo->placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	bo->placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
 	list_splice_init(&bo->blocks, &blocks);
 
 	vcompute_bo_release_pages(vdev, old, n, &blocks);

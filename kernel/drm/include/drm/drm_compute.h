@@ -321,9 +321,10 @@ struct drm_compute_ops {
 	 * Called with the object's reservation lock held, never while the
 	 * buffer is pinned. A driver whose move needs a lock that nests
 	 * outside reservation locks (an engine that takes mmap_lock) takes it
-	 * in its attach callback, before drm_compute_p2p_attach(), and waits
-	 * for the buffer's fences before taking it, so that the helper's wait
-	 * does not hold that lock across another device's work.
+	 * in its attach callback, before drm_compute_p2p_attach(), and, when
+	 * drm_compute_p2p_may_move() says a move is coming, waits for the
+	 * buffer's fences before taking it, so that the helper's wait does
+	 * not hold that lock across another device's work.
 	 * Returns 0, or a negative errno with @obj unchanged.
 	 */
 	int (*p2p_move_to_host)(struct drm_gem_object *obj,
@@ -421,6 +422,9 @@ struct drm_compute_p2p_export {
 void drm_compute_p2p_export_init(struct drm_compute_p2p_export *exp,
 				 u32 flags, u64 placement);
 u32 drm_compute_p2p_decide(const struct drm_compute_p2p_facts *f);
+bool drm_compute_p2p_may_move(struct drm_compute_device *cdev,
+			      struct drm_gem_object *obj,
+			      struct dma_buf_attachment *attach);
 int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 			   struct drm_gem_object *obj,
 			   struct dma_buf_attachment *attach);
