@@ -935,6 +935,30 @@ int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *o
 }
 
 /**
+ * compute_all_own_pages - system pages vcompute holds for buffers of every
+ * instance, those of unplugged instances included (debugfs vcompute_memory
+ * of @cd's device)
+ * @cd: any vcompute device
+ *
+ * Returns: the count, or a negative errno.
+ */
+int64_t compute_all_own_pages(const struct compute_dev *cd)
+{
+	FILE *f = open_debugfs(cd, "vcompute_memory");
+	long long pages;
+	char key[32];
+	int64_t ret = -EINVAL;
+
+	if (!f)
+		return -ENOENT;
+	while (fscanf(f, " %31s %lld", key, &pages) == 2)
+		if (!strcmp(key, "all_own_pages:"))
+			ret = pages;
+	fclose(f);
+	return ret;
+}
+
+/**
  * compute_drop_cap_sys_nice - remove CAP_SYS_NICE from this thread's
  * effective, permitted and inheritable sets.
  *

@@ -229,6 +229,7 @@ int compute_read_param(const char *module, const char *param, unsigned long long
 int compute_write_param(const char *module, const char *param, unsigned long long value);
 int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max);
 int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
+int64_t compute_all_own_pages(const struct compute_dev *cd);
 int compute_reset(const struct compute_dev *cd);
 bool compute_drop_cap_sys_nice(void);
 

@@ -437,6 +437,24 @@ static void edu_pair(struct pci_node *x, const struct edu_node *e)
 	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
 	igt_assert_f(compute_check_pattern(m, SIZE, 121, &bad),
 		     "DMA by %s into %s's buffer: bad at byte %zu\n", e->pci, x->pci, bad);
+	if (p2p && vgem >= 0) {
+		uint32_t iv = 0;
+
+		/*
+		 * A static importer moves the buffer to system memory: the
+		 * edu, which kept its mapping of the BAR, is told, maps again,
+		 * and its next write lands in the new pages.
+		 */
+		igt_assert_eq(import(vgem, fd, &iv), 0);
+		report(&x->cd, h, &r, NULL, 0);
+		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+		igt_assert_lte_u32(1, r.invalidations);
+		compute_fill_pattern(src, SIZE, 122);
+		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+		igt_assert_f(compute_check_pattern(m, SIZE, 122, &bad),
+			     "DMA by %s after the move: bad at byte %zu\n", e->pci, bad);
+		igt_assert_eq(drmCloseBufferHandle(vgem, iv), 0);
+	}
 	/* Bad input to the importer: unaligned, past the end, unknown flags. */
 	w.offset = 1;
 	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), -1);
@@ -735,21 +753,71 @@ static void close_order(int order)
 	assert_memory(&cd, used, pages, "after both closed");
 }
 
-static void unplug_exporter(void)
+/*
+ * The exporter's device is unplugged while another device imports its
+ * buffer and, with @e, an edu keeps a mapping of it: the edu's mapping is
+ * revoked (its next write fails instead of landing in the old pages), the
+ * pages stay while the importers hold the buffer, and are all freed once
+ * they close.
+ */
+static void unplug_exporter(const struct edu_node *e)
 {
 	struct compute_dev gone = { .fd = -1 };
+	struct vcompute_edu_import ei = { 0 };
+	struct vcompute_edu_write w = { 0 };
+	uint8_t *src = malloc(SIZE);
+	int64_t pages0, pages;
 	uint32_t h, imp = 0;
-	int fd;
+	size_t bad = 0;
+	int fd, efd = -1;
+	void *m;
 
+	igt_assert(src);
+	pages0 = compute_all_own_pages(&cd);
+	igt_assert_f(pages0 >= 0, "debugfs all_own_pages: %" PRId64 "\n", pages0);
 	compute_instance_up("p2pgone", 16, &gone);
 	h = export_bo(&gone, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	fd = prime_fd(&gone, h);
 	igt_assert_eq(import(cd.fd, fd, &imp), 0);
+	if (e) {
+		efd = open(e->dev, O_RDWR | O_CLOEXEC);
+		igt_assert_fd(efd);
+		ei.fd = fd;
+		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &ei), 0);
+		compute_fill_pattern(src, SIZE, 131);
+		w.size = SIZE;
+		w.data = (uintptr_t)src;
+		/* The edu maps the buffer and keeps the mapping. */
+		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+		m = compute_bo_map(&gone, h, SIZE);
+		igt_assert_f(compute_check_pattern(m, SIZE, 131, &bad), "bad at %zu\n", bad);
+		munmap(m, SIZE);
+	}
 	close(fd);
+	/* The exporter's handle closes too: only the importers hold the buffer. */
+	compute_bo_close(&gone, h);
+	pages = compute_all_own_pages(&cd);
+	igt_assert_f(pages >= pages0 + (int64_t)(SIZE / COMPUTE_PAGE),
+		     "%" PRId64 " pages held by the buffer's importers, %" PRId64 " before\n",
+		     pages, pages0);
+
 	compute_instance_remove("p2pgone");
+	if (e) {
+		/* Revoked: a new mapping is refused, the old one is gone. */
+		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), -1);
+		igt_assert_eq(errno, ENODEV);
+	}
+	/* Still held, not freed under the importers. */
+	igt_assert_eq(compute_all_own_pages(&cd), pages);
+	if (e)
+		close(efd);
 	/* The exporter's file still works for closing; the import goes cleanly. */
 	compute_bo_close(&cd, imp);
 	compute_close(&gone);
+	igt_assert_f(compute_all_own_pages(&cd) == pages0,
+		     "%" PRId64 " pages left after every user closed, %" PRId64 " before\n",
+		     compute_all_own_pages(&cd), pages0);
+	free(src);
 }
 
 /* Children import and close while the parent reads reports. */
@@ -1302,9 +1370,17 @@ igt_main
 	}
 
 	igt_describe("The exporting device is unplugged while another device "
-		     "imports its buffer; the import closes cleanly.");
-	igt_subtest("unplug-exporter")
-		unplug_exporter();
+		     "imports its buffer (and an edu keeps a mapping of it): the "
+		     "import is revoked (the edu's next write fails with -ENODEV), "
+		     "the pages stay while importers hold the buffer, and every "
+		     "page is freed once they close.");
+	igt_subtest_with_dynamic("unplug-exporter") {
+		igt_dynamic("gem-importer")
+			unplug_exporter(NULL);
+		if (nedu)
+			igt_dynamic("edu-importer")
+				unplug_exporter(&edus[0]);
+	}
 
 	igt_describe("vcompute functions on q35: for every ordered pair a "
 		     "PREFER_P2P buffer of one imported by the other stays in "

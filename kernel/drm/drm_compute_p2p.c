@@ -63,6 +63,16 @@
  * importer. It reaches the buffer where it lies, device memory through the
  * BAR included, pins it there, and the report counts it.
  *
+ * A device that goes away revokes its buffers (drm_compute_p2p_revoke(),
+ * as vfio-pci does with its dma-bufs): every importer is told, the fences
+ * are waited for, and no attach, pin or map succeeds afterwards (-ENODEV).
+ * Dynamic importers drop their mappings when told; a pinned importer that
+ * implements &dma_buf_attach_ops.invalidate_mappings takes it as a
+ * permanent revocation (dma_buf_attach_revocable()). A pinned importer
+ * without it, and a kernel CPU mapping, cannot be told: they keep the
+ * buffer's memory, which stays allocated until they let go, so nothing they
+ * hold points at freed pages.
+ *
  * Locking: every field of &struct drm_compute_p2p_export is protected by
  * the buffer's reservation lock. dma-buf attach and detach run without it
  * and the helper takes it; pin, unpin and map run with it held by the
@@ -260,7 +270,8 @@ EXPORT_SYMBOL(drm_compute_p2p_may_move);
  *
  * Returns: 0; -EBUSY when the importer cannot reach the buffer and the
  * buffer cannot move (REQUIRE_P2P, or pinned), with the refusal recorded;
- * -ENOMEM, or what the driver's move returns.
+ * -ENODEV once the buffer is revoked; -ENOMEM, or what the driver's move
+ * returns.
  */
 int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 			   struct drm_gem_object *obj,
@@ -284,7 +295,9 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	dma_resv_lock(obj->resv, NULL);
 	p2p_facts(cdev, exp, obj, attach, &f);
 	reason = drm_compute_p2p_decide(&f);
-	if (exp->placement != DRM_COMPUTE_PLACEMENT_VRAM) {
+	if (exp->revoked) {
+		ret = -ENODEV;
+	} else if (exp->placement != DRM_COMPUTE_PLACEMENT_VRAM) {
 		imp->map = DRM_COMPUTE_P2P_MAP_HOST;
 		imp->reason = reason ?: exp->reason;
 	} else if (reason == DRM_COMPUTE_P2P_REASON_NONE) {
@@ -319,11 +332,11 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 		list_add_tail(&imp->link, &exp->importers);
 	}
 	dma_resv_unlock(obj->resv);
-	if (ret) {
+	if (ret == -EBUSY)
 		drm_dbg_driver(cdev->drm, "p2p: %s refused: reason %u\n",
 			       imp->name, exp->refused_reason);
+	if (ret)
 		kfree(imp);
-	}
 	return ret;
 }
 EXPORT_SYMBOL(drm_compute_p2p_attach);
@@ -362,19 +375,24 @@ EXPORT_SYMBOL(drm_compute_p2p_detach);
  * A pinned buffer does not move: an attach that would need the move fails.
  *
  * Context: the buffer's reservation lock held.
+ *
+ * Returns: 0, or -ENODEV (nothing counted) once the buffer is revoked.
  */
-void drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
-			 struct dma_buf_attachment *attach)
+int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
+			struct dma_buf_attachment *attach)
 {
 	struct drm_compute_p2p_importer *imp = attach ? attach->priv : NULL;
 
 	if (attach)
 		dma_resv_assert_held(attach->dmabuf->resv);
+	if (exp->revoked)
+		return -ENODEV;
 	exp->pinned++;
 	if (imp)
 		imp->pins++;
 	else
 		exp->kernel_maps++;
+	return 0;
 }
 EXPORT_SYMBOL(drm_compute_p2p_pin);
 
@@ -442,6 +460,40 @@ void drm_compute_p2p_invalidate(struct drm_compute_p2p_export *exp)
 	exp->invalidations++;
 }
 EXPORT_SYMBOL(drm_compute_p2p_invalidate);
+
+/**
+ * drm_compute_p2p_revoke - take a buffer from its importers for good
+ * @exp: the buffer's export state
+ * @resv: the buffer's reservation object
+ *
+ * For a device that goes away (hot-unplug), before its memory does: every
+ * importer is told (dma_buf_invalidate_mappings()) and the fences of @resv
+ * are waited for, so a dynamic importer, or a pinned one that is revocable
+ * (dma_buf_attach_revocable()), has stopped using its mapping or is about to
+ * unmap it; from then on drm_compute_p2p_attach() and drm_compute_p2p_pin()
+ * fail with -ENODEV, and the driver's map must too. The report counts the
+ * invalidation. Calling it again does nothing.
+ *
+ * Importers that cannot be told (static or pinned without
+ * &dma_buf_attach_ops.invalidate_mappings) and kernel CPU mappings keep what
+ * they mapped until they let go; the driver keeps the memory behind it
+ * allocated until then.
+ *
+ * Context: process; takes @resv's lock, waits uninterruptibly.
+ */
+void drm_compute_p2p_revoke(struct drm_compute_p2p_export *exp,
+			    struct dma_resv *resv)
+{
+	dma_resv_lock(resv, NULL);
+	if (!exp->revoked) {
+		exp->revoked = true;
+		drm_compute_p2p_invalidate(exp);
+		dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, false,
+				      MAX_SCHEDULE_TIMEOUT);
+	}
+	dma_resv_unlock(resv);
+}
+EXPORT_SYMBOL(drm_compute_p2p_revoke);
 
 /* Out fields and reserved words: from export_flags to the end. */
 #define P2P_REPORT_OUT	offsetof(struct drm_compute_p2p_report, export_flags)

@@ -49,6 +49,9 @@
 
 #include "vcompute_drv.h"
 
+/* What every instance's buffers hold, gone instances' included (debugfs). */
+atomic_long_t vcompute_all_own_pages = ATOMIC_LONG_INIT(0);
+
 /**
  * vcompute_bo_release_pages - free the driver's own pages of a buffer
  * @vdev: the device
@@ -70,7 +73,7 @@ void vcompute_bo_release_pages(struct vcompute_device *vdev,
 			if (is_pci_p2pdma_page(pages[i]))
 				continue;
 			__free_page(pages[i]);
-			atomic_long_dec(&vdev->own_pages);
+			vcompute_own_pages_add(vdev, -1);
 		}
 		kvfree(pages);
 	}
@@ -118,9 +121,16 @@ static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	struct vcompute_bo *bo = to_vcompute_bo(obj);
 	unsigned int n = obj->size >> PAGE_SHIFT;
 	void *vaddr;
+	int ret;
 
 	if (drm_gem_is_imported(obj))
 		return dma_buf_vmap(obj->dma_buf, map);
+	/* A kernel mapping holds the pages: no move until it goes. */
+	if (vcompute_bo_is_export(obj)) {
+		ret = drm_compute_p2p_pin(&bo->export, NULL);
+		if (ret)
+			return ret;
+	}
 	/*
 	 * BAR pages are MMIO to the CPU: memremap_pages() maps P2P memory
 	 * uncached, and a second mapping must not alias it with another
@@ -129,19 +139,16 @@ static int vcompute_bo_vmap(struct drm_gem_object *obj, struct iosys_map *map)
 	 */
 	if (vcompute_bo_in_bar(bo)) {
 		vaddr = vmap(bo->pages, n, VM_MAP, pgprot_noncached(PAGE_KERNEL));
-		if (!vaddr)
-			return -ENOMEM;
-		iosys_map_set_vaddr_iomem(map, (void __iomem __force *)vaddr);
+		if (vaddr)
+			iosys_map_set_vaddr_iomem(map, (void __iomem __force *)vaddr);
 	} else {
 		vaddr = vmap(bo->pages, n, VM_MAP, PAGE_KERNEL);
-		if (!vaddr)
-			return -ENOMEM;
-		iosys_map_set_vaddr(map, vaddr);
+		if (vaddr)
+			iosys_map_set_vaddr(map, vaddr);
 	}
-	/* A kernel mapping holds the pages: no move until it goes. */
-	if (vcompute_bo_is_export(obj))
-		drm_compute_p2p_pin(&bo->export, NULL);
-	return 0;
+	if (!vaddr && vcompute_bo_is_export(obj))
+		drm_compute_p2p_unpin(&bo->export, NULL);
+	return vaddr ? 0 : -ENOMEM;
 }
 
 static void vcompute_bo_vunmap(struct drm_gem_object *obj, struct iosys_map *map)
@@ -262,7 +269,7 @@ static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 		bo->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
 		if (!bo->pages[i])
 			return -ENOMEM;
-		atomic_long_inc(&vdev->own_pages);
+		vcompute_own_pages_add(vdev, 1);
 	}
 	return 0;
 }

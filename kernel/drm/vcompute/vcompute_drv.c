@@ -180,6 +180,36 @@ static int svm_stats_show(struct seq_file *m, void *data)
 	return 0;
 }
 
+/*
+ * Tells the importers of every buffer made for export to map it again, or
+ * with @revoke takes each buffer from its importers for good.
+ */
+static void vcompute_exports_tell(struct vcompute_device *vdev, bool revoke)
+{
+	unsigned long idx = 0;
+	struct vcompute_bo *bo;
+
+	for (;;) {
+		/* The lock from lookup to reference: a freed buffer left first. */
+		xa_lock(&vdev->exports);
+		bo = xa_find(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
+		while (bo && !kref_get_unless_zero(&bo->base.refcount))
+			bo = xa_find_after(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
+		xa_unlock(&vdev->exports);
+		if (!bo)
+			break;
+		if (revoke) {
+			drm_compute_p2p_revoke(&bo->export, bo->base.resv);
+		} else {
+			dma_resv_lock(bo->base.resv, NULL);
+			drm_compute_p2p_invalidate(&bo->export);
+			dma_resv_unlock(bo->base.resv);
+		}
+		drm_gem_object_put(&bo->base);
+		idx++;
+	}
+}
+
 /**
  * vcompute_reset - what a GPU reset does, emulated
  * @vdev: the device
@@ -192,25 +222,8 @@ static int svm_stats_show(struct seq_file *m, void *data)
  */
 static void vcompute_reset(struct vcompute_device *vdev)
 {
-	unsigned long idx = 0;
-	struct vcompute_bo *bo;
-
 	drm_compute_device_reset(&vdev->compute);
-	for (;;) {
-		/* The lock from lookup to reference: a freed buffer left first. */
-		xa_lock(&vdev->exports);
-		bo = xa_find(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
-		while (bo && !kref_get_unless_zero(&bo->base.refcount))
-			bo = xa_find_after(&vdev->exports, &idx, ULONG_MAX, XA_PRESENT);
-		xa_unlock(&vdev->exports);
-		if (!bo)
-			break;
-		dma_resv_lock(bo->base.resv, NULL);
-		drm_compute_p2p_invalidate(&bo->export);
-		dma_resv_unlock(bo->base.resv);
-		drm_gem_object_put(&bo->base);
-		idx++;
-	}
+	vcompute_exports_tell(vdev, false);
 }
 
 static ssize_t reset_write(struct file *file, const char __user *buf,
@@ -242,10 +255,11 @@ static int memory_show(struct seq_file *m, void *data)
 	mutex_lock(&vdev->vram_lock);
 	avail = vdev->vram.avail;
 	mutex_unlock(&vdev->vram_lock);
-	seq_printf(m, "vram_used: %llu\nown_pages: %ld\nsysmem_read: %lld\n",
+	seq_printf(m, "vram_used: %llu\nown_pages: %ld\nsysmem_read: %lld\nall_own_pages: %ld\n",
 		   vdev->config.vram_size - avail,
 		   atomic_long_read(&vdev->own_pages),
-		   atomic64_read(&vdev->sysmem_read));
+		   atomic64_read(&vdev->sysmem_read),
+		   atomic_long_read(&vcompute_all_own_pages));
 	return 0;
 }
 
@@ -440,10 +454,13 @@ err_faux:
  * @vdev: the device
  *
  * What a PCI driver's remove does: the DRM device is unplugged (new ioctls
- * fail with -ENODEV, CPU mappings of its buffers are zapped and fault
- * SIGBUS), the engine stops, every queue becomes LOST and its waiters
- * return. Open files, mappings and exported dma-bufs keep their memory
- * until they are closed; the last close frees everything.
+ * fail with -ENODEV, CPU mappings of its buffers, dma-buf mappings
+ * included, are zapped and fault SIGBUS), the engine stops, every queue
+ * becomes LOST and its waiters return, and every buffer made for export is
+ * revoked: its importers are told, and their next map fails with -ENODEV
+ * (drm_compute_p2p_revoke()). Open files, mappings and exported dma-bufs
+ * keep their memory until they are closed; the last close frees
+ * everything.
  */
 void vcompute_destroy(struct vcompute_device *vdev)
 {
@@ -452,6 +469,7 @@ void vcompute_destroy(struct vcompute_device *vdev)
 	drm_dev_unplug(&vdev->drm);
 	vcompute_engine_fini(vdev);
 	drm_compute_device_unplug(&vdev->compute);
+	vcompute_exports_tell(vdev, true);
 	/* A PCI instance's devres goes when its driver lets go of the function. */
 	if (!fdev)
 		return;

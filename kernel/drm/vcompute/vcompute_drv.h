@@ -221,6 +221,17 @@ static inline void vcompute_pci_unregister(void)
 
 /* vcompute_bo.c */
 extern const struct drm_gem_object_funcs vcompute_export_bo_funcs;
+extern atomic_long_t vcompute_all_own_pages;
+
+/*
+ * Counts @n system pages the driver allocated (negative: freed) for @vdev's
+ * buffers, and for the module as a whole: a buffer may outlive its device.
+ */
+static inline void vcompute_own_pages_add(struct vcompute_device *vdev, long n)
+{
+	atomic_long_add(n, &vdev->own_pages);
+	atomic_long_add(n, &vcompute_all_own_pages);
+}
 
 /* Whether @obj is a vcompute buffer made for export to peers. */
 static inline bool vcompute_bo_is_export(struct drm_gem_object *obj)

@@ -7,10 +7,12 @@
  * DOC: vcompute_edu, a DMA-doing dma-buf importer
  *
  * The "NIC" of the test VM: a driver for QEMU's ``edu`` PCI device (1234:11e8)
- * that imports a dma-buf the way an RDMA NIC does (dynamic attachment,
- * peer-to-peer allowed, mapped under the reservation lock and unmapped when
- * the exporter invalidates it) and writes into it with the device's DMA
- * engine, by bus address. So a write into a buffer the exporter placed
+ * that imports a dma-buf the way an RDMA NIC does its memory regions: a
+ * dynamic attachment, peer-to-peer allowed, mapped under the reservation
+ * lock on the first write and kept for the next ones until the exporter
+ * invalidates it (a move, a device reset, a revocation at unplug), when the
+ * mapping is dropped and the next write maps again. It writes into the
+ * buffer with the device's DMA engine, by bus address. So a write into a buffer the exporter placed
  * peer-to-peer goes to the exporter's BAR, and a write into a buffer that
  * fell back to system memory goes to RAM: what the P2P helper decided is
  * what the bytes do.
@@ -24,13 +26,14 @@
  * the module parameter ``dma_bits`` (28 by default); the test VM starts its
  * edu functions with a 64-bit mask and loads the module with dma_bits=64.
  * A DMA that does not finish within EDU_DMA_TIMEOUT_MS wedges the device:
- * it cannot be stopped, so its mapping is kept and every later write fails
- * (-EIO).
+ * it cannot be stopped, so its mapping is kept (pinned; an invalidation does
+ * not drop it) and every later write fails (-EIO).
  *
  * Each function has a misc device ``/dev/vcompute-edu-<PCI address>``; an
  * open file imports at most one dma-buf at a time (VCOMPUTE_EDU_IOCTL_*,
  * vcompute_drm.h). Locking: &vcompute_edu.lock serialises the DMA engine
- * and its removal; &vcompute_edu_file.lock protects the file's import. A file
+ * and its removal; &vcompute_edu_file.lock protects the file's import; the
+ * dma-buf's reservation lock protects its mapping. A file
  * keeps the device structure and the &struct pci_dev alive (an attachment
  * names the device): after the function is removed its imports and writes
  * fail with -ENODEV.
@@ -87,11 +90,13 @@ struct vcompute_edu {
 
 struct vcompute_edu_file {
 	struct vcompute_edu *edu;
-	/* Protects @attach, @stuck and @buf. */
+	/* Protects @attach and @buf. */
 	struct mutex lock;
 	struct dma_buf_attachment *attach;
-	/* The mapping of a DMA that never finished: never unmapped. */
-	struct sg_table *stuck;
+	/* The mapping, from the first write until invalidated; resv lock. */
+	struct sg_table *sgt;
+	/* A DMA into @sgt never finished: it is never unmapped; resv lock. */
+	bool stuck;
 	/* The caller's chunk, copied in before the engine is taken. */
 	u8 buf[EDU_BUF_SIZE];
 };
@@ -120,7 +125,14 @@ static int edu_dma(struct vcompute_edu *edu, u64 src, u64 dst, u32 count, u32 cm
 
 static void edu_invalidate(struct dma_buf_attachment *attach)
 {
-	/* Mappings live only inside a write, under the reservation lock. */
+	struct vcompute_edu_file *f = attach->importer_priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	/* No DMA runs outside a write, which holds the reservation lock. */
+	if (f && f->sgt && !f->stuck) {
+		dma_buf_unmap_attachment(attach, f->sgt, DMA_BIDIRECTIONAL);
+		f->sgt = NULL;
+	}
 }
 
 static const struct dma_buf_attach_ops edu_importer_ops = {
@@ -155,8 +167,6 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 
 	if (!attach)
 		return -ENOENT;
-	if (f->stuck)
-		return -EIO;
 	/* Aligned chunks never cross a page, so never a mapping's segment. */
 	if (!args->size || !IS_ALIGNED(args->offset, EDU_BUF_SIZE) ||
 	    args->offset > attach->dmabuf->size ||
@@ -184,10 +194,15 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 			goto out_unlock;
 
 		/*
-		 * Map for this chunk, as a dynamic importer does: under the
-		 * lock, after every fence a writer must wait for.
+		 * As a dynamic importer does: under the lock, after every
+		 * fence a writer must wait for, with the mapping it keeps, or
+		 * a new one if the exporter took the last one back.
 		 */
 		dma_resv_lock(attach->dmabuf->resv, NULL);
+		if (f->stuck) {
+			ret = -EIO;
+			goto out_resv;
+		}
 		wait = dma_resv_wait_timeout(attach->dmabuf->resv,
 					     dma_resv_usage_rw(true), true,
 					     MAX_SCHEDULE_TIMEOUT);
@@ -195,12 +210,15 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 			ret = wait;
 			goto out_resv;
 		}
-		sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
-		if (IS_ERR(sgt)) {
-			ret = PTR_ERR(sgt);
-			goto out_resv;
+		if (!f->sgt) {
+			sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+			if (IS_ERR(sgt)) {
+				ret = PTR_ERR(sgt);
+				goto out_resv;
+			}
+			f->sgt = sgt;
 		}
-		ret = sg_addr(sgt, args->offset + done, &addr, &len);
+		ret = sg_addr(f->sgt, args->offset + done, &addr, &len);
 		if (!ret && len < n)
 			ret = -EINVAL;
 		if (!ret)
@@ -214,9 +232,7 @@ static int edu_write(struct vcompute_edu_file *f, struct vcompute_edu_write *arg
 			if (dma_buf_pin(attach))
 				dev_warn(&edu->pdev->dev,
 					 "a wedged DMA's buffer cannot be pinned\n");
-			f->stuck = sgt;
-		} else {
-			dma_buf_unmap_attachment(attach, sgt, DMA_BIDIRECTIONAL);
+			f->stuck = true;
 		}
 out_resv:
 		dma_resv_unlock(attach->dmabuf->resv);
@@ -239,15 +255,24 @@ static void edu_detach(struct vcompute_edu_file *f)
 	 * A wedged DMA may still write: keep its buffer and mapping for good,
 	 * and with them the device and the code the attachment points at.
 	 */
+	dmabuf = f->attach->dmabuf;
+	dma_resv_lock(dmabuf->resv, NULL);
 	if (f->stuck) {
 		dev_warn(&f->edu->pdev->dev, "leaving a mapping a wedged DMA may use\n");
 		pci_dev_get(f->edu->pdev);
 		__module_get(THIS_MODULE);
+		/* The attachment outlives the file: nothing left to tell it. */
+		f->attach->importer_priv = NULL;
 		f->attach = NULL;
-		f->stuck = NULL;
+		f->sgt = NULL;
+		f->stuck = false;
+		dma_resv_unlock(dmabuf->resv);
 		return;
 	}
-	dmabuf = f->attach->dmabuf;
+	if (f->sgt)
+		dma_buf_unmap_attachment(f->attach, f->sgt, DMA_BIDIRECTIONAL);
+	f->sgt = NULL;
+	dma_resv_unlock(dmabuf->resv);
 	dma_buf_detach(dmabuf, f->attach);
 	dma_buf_put(dmabuf);
 	f->attach = NULL;

@@ -109,8 +109,7 @@ static int vcompute_p2p_pin(struct dma_buf_attachment *attach)
 {
 	struct drm_gem_object *obj = attach->dmabuf->priv;
 
-	drm_compute_p2p_pin(&to_vcompute_bo(obj)->export, attach);
-	return 0;
+	return drm_compute_p2p_pin(&to_vcompute_bo(obj)->export, attach);
 }
 
 static void vcompute_p2p_unpin(struct dma_buf_attachment *attach)
@@ -209,7 +208,7 @@ int vcompute_p2p_move_to_host(struct drm_gem_object *obj,
 			vcompute_bo_release_pages(vdev, pages, n, &blocks);
 			return -ENOMEM;
 		}
-		atomic_long_inc(&vdev->own_pages);
+		vcompute_own_pages_add(vdev, 1);
 	}
 
 	/* CPU mappings fault again, under the reservation lock we hold. */

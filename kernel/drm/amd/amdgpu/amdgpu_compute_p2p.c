@@ -344,7 +344,7 @@ void amdgpu_compute_p2p_detach(struct dma_buf *dmabuf,
  *
  * Context: the reservation lock of @bo held.
  *
- * Returns: 0 or amdgpu_bo_pin()'s error.
+ * Returns: 0, -ENODEV for a revoked buffer, or amdgpu_bo_pin()'s error.
  */
 int amdgpu_compute_p2p_pin(struct amdgpu_bo *bo,
 			   struct dma_buf_attachment *attach)
@@ -353,11 +353,13 @@ int amdgpu_compute_p2p_pin(struct amdgpu_bo *bo,
 	int r;
 
 	dma_resv_assert_held(bo->tbo.base.resv);
-	r = amdgpu_bo_pin(bo, amdgpu_compute_p2p_pin_domain(exp->placement));
+	r = drm_compute_p2p_pin(exp, attach);
 	if (r)
 		return r;
-	drm_compute_p2p_pin(exp, attach);
-	return 0;
+	r = amdgpu_bo_pin(bo, amdgpu_compute_p2p_pin_domain(exp->placement));
+	if (r)
+		drm_compute_p2p_unpin(exp, attach);
+	return r;
 }
 
 /**

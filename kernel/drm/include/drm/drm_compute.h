@@ -413,6 +413,11 @@ struct drm_compute_p2p_export {
 	u32 kernel_maps;
 	/** @invalidations: times the importers were told to map again. */
 	u32 invalidations;
+	/**
+	 * @revoked: drm_compute_p2p_revoke() took the buffer from its
+	 * importers: no attach, pin or map succeeds any more.
+	 */
+	bool revoked;
 	/** @decided_by: name of the importer that moved the buffer. */
 	char decided_by[32];
 	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
@@ -430,12 +435,14 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 			   struct dma_buf_attachment *attach);
 void drm_compute_p2p_detach(struct drm_gem_object *obj,
 			    struct dma_buf_attachment *attach);
-void drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
-			 struct dma_buf_attachment *attach);
+int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
+			struct dma_buf_attachment *attach);
 void drm_compute_p2p_unpin(struct drm_compute_p2p_export *exp,
 			   struct dma_buf_attachment *attach);
 bool drm_compute_p2p_is_peer(struct dma_buf_attachment *attach);
 void drm_compute_p2p_invalidate(struct drm_compute_p2p_export *exp);
+void drm_compute_p2p_revoke(struct drm_compute_p2p_export *exp,
+			    struct dma_resv *resv);
 
 /**
  * struct drm_compute_device - the DRM compute state of one device.
