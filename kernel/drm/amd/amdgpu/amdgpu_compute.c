@@ -972,6 +972,26 @@ void amdgpu_compute_device_unplug(struct amdgpu_device *adev)
 }
 
 /**
+ * amdgpu_compute_device_reset - the device was reset
+ * @adev: the device, running again after a GPU reset
+ *
+ * Called after amdgpu_userq_post_reset(): a compute queue has no context
+ * save area on amdgpu (no CWSR for render-node queues), so every active one
+ * lost its waves, whether or not VRAM survived; each is stopped and marked
+ * HUNG for its owner (drm_compute_device_reset()).
+ */
+void amdgpu_compute_device_reset(struct amdgpu_device *adev)
+{
+	unsigned int n;
+
+	if (!adev->compute.drm)
+		return;
+	n = drm_compute_device_reset(&adev->compute);
+	if (n)
+		drm_info(adev_to_drm(adev), "compute: %u queues reset\n", n);
+}
+
+/**
  * amdgpu_compute_device_fini - tear down the compute state of the device
  * @adev: the device, whose last file is closed
  */

@@ -55,6 +55,7 @@ struct amdgpu_compute_file {
 
 void amdgpu_compute_device_init(struct amdgpu_device *adev);
 void amdgpu_compute_device_unplug(struct amdgpu_device *adev);
+void amdgpu_compute_device_reset(struct amdgpu_device *adev);
 void amdgpu_compute_device_fini(struct amdgpu_device *adev);
 
 void amdgpu_compute_file_init(struct amdgpu_device *adev,
