@@ -99,6 +99,29 @@ public:
 		throw error(-ENOENT, std::string("no render node with ") + names + " in " + dir);
 	}
 
+	/**
+	 * The first vcompute render node (in numeric order) whose device
+	 * memory is a PCI BAR that it exports to peers (P2P_EXPORT): a PCI
+	 * instance, whose buffers a peer's DMA reaches; -ENOENT when none is.
+	 */
+	static Device open_vcompute_bar(const char *dri_dir = nullptr)
+	{
+		std::string dir = dri_dir ? dri_dir : onenode_dri_dir();
+		for (long minor : render_minors(dir)) {
+			Device d;
+			drm_compute_query_device q;
+			std::string path = dir + "/renderD" + std::to_string(minor);
+
+			if (onenode_open_path(path.c_str(), d.dev_.get()) ||
+			    onenode_query_device(d.dev_.get(), &q))
+				continue;
+			if (d.driver() == "vcompute" && q.vram_bar_size &&
+			    (q.features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
+				return d;
+		}
+		throw error(-ENOENT, "no vcompute PCI instance (a render node with a BAR) in " + dir);
+	}
+
 	Device(Device &&) noexcept = default;
 	Device &operator=(Device &&o) noexcept
 	{

@@ -11,6 +11,7 @@
 #ifndef ONENODE_VCOMPUTE_H
 #define ONENODE_VCOMPUTE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -164,6 +165,24 @@ static inline uint32_t onenode_pkt_dispatch(uint64_t *buf, uint32_t kernel,
 	p.args[2] = a2;
 	memcpy(buf, &p, sizeof(p));
 	return sizeof(p) / 8;
+}
+
+/**
+ * onenode_crc32c() - CRC-32C (Castagnoli, reflected) of @n bytes at @data,
+ * continued from @crc (0 to start): what a DISPATCH of
+ * VCOMPUTE_KERNEL_CRC32C computes, for checking its result on the CPU.
+ */
+static inline uint32_t onenode_crc32c(uint32_t crc, const void *data, size_t n)
+{
+	const uint8_t *p = (const uint8_t *)data;
+
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
+	}
+	return ~crc;
 }
 
 /** ONENODE_PKT_MAX_QWORDS - room a caller buffer needs for any fixed packet. */

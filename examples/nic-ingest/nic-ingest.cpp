@@ -112,43 +112,12 @@ int parse(int argc, char **argv, options &opt)
 	return 0;
 }
 
-/* CRC-32C (Castagnoli), bitwise reflected, as the DISPATCH CRC32C kernel. */
-std::uint32_t crc32c(const std::uint8_t *p, std::uint64_t n)
-{
-	std::uint32_t crc = ~0u;
-
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 /* The first vcompute render node (by number) whose device memory is a PCI BAR. */
 onenode::Device open_gpu(const options &opt)
 {
-	std::vector<long> minors;
-
 	if (!opt.device.empty())
 		return onenode::Device::open_path(opt.device);
-	for (const auto &e : std::filesystem::directory_iterator("/dev/dri")) {
-		const std::string name = e.path().filename().string();
-		if (!name.rfind("renderD", 0))
-			minors.push_back(std::strtol(name.c_str() + 7, nullptr, 10));
-	}
-	std::sort(minors.begin(), minors.end());
-	for (long m : minors) {
-		try {
-			onenode::Device d = onenode::Device::open_path(std::format("/dev/dri/renderD{}", m));
-			drm_compute_query_device info = d.query_device();
-			if (d.driver() == "vcompute" && info.vram_bar_size &&
-			    (info.features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
-				return d;
-		} catch (const onenode::error &) {
-		}
-	}
-	throw onenode::error(-ENOENT, "no vcompute PCI instance (a render node with a BAR)");
+	return onenode::Device::open_vcompute_bar();
 }
 
 struct Fd {
@@ -350,7 +319,7 @@ int ingest(onenode::Device &gpu, Nic &nic, const options &opt)
 	int bad = 0;
 	const std::uint32_t *got = crcs.data<std::uint32_t>();
 	for (std::uint64_t i = 0; i < opt.packets; i++)
-		bad += got[i] != crc32c(src.data() + i * packet_bytes, packet_bytes);
+		bad += got[i] != onenode_crc32c(0, src.data() + i * packet_bytes, packet_bytes);
 	bool bytes_ok = !std::memcmp(buf.data<std::uint8_t>(), src.data(), bytes);
 	say(std::format("  {} packets {} in {:.0f} ms; CRC-32C on the queue: {} of {} match; "
 			"every byte {}; {:.0f} ms in all\n", opt.packets, nic.how(), write_ms,

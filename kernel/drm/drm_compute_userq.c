@@ -980,18 +980,25 @@ out:
 }
 EXPORT_SYMBOL(drm_compute_userq_signal_ioctl);
 
+/* Whether @q may run: it has no final status and is not being destroyed. */
+static bool userq_active(struct drm_compute_userq *q)
+{
+	bool active;
+
+	spin_lock(&q->lock);
+	active = !q->status && !q->destroyed;
+	spin_unlock(&q->lock);
+	return active;
+}
+
 /* Stop @q and mark it HUNG, unless it is dead already; true if it was reset. */
 static bool hang_reset(struct drm_compute_userq *q)
 {
 	bool reset = false;
 
 	mutex_lock(&q->ctl_lock);
-	spin_lock(&q->lock);
-	if (q->status || q->destroyed) {
-		spin_unlock(&q->lock);
+	if (!userq_active(q))
 		goto out;
-	}
-	spin_unlock(&q->lock);
 	userq_stop(q);
 	userq_kill(q, DRM_COMPUTE_USERQ_STATUS_HUNG, DRM_COMPUTE_FAULT_HANG, 0);
 	reset = true;
@@ -1022,12 +1029,7 @@ void drm_compute_watchdog_work(struct work_struct *work)
 
 	mutex_lock(&cdev->userq_lock);
 	list_for_each_entry(q, &cdev->userqs, link) {
-		bool active;
-
-		spin_lock(&q->lock);
-		active = !q->status && !q->destroyed;
-		spin_unlock(&q->lock);
-		if (!active || !ms) {
+		if (!userq_active(q) || !ms) {
 			q->hang_since = jiffies;
 			continue;
 		}
@@ -1124,12 +1126,7 @@ unsigned int drm_compute_device_reset(struct drm_compute_device *cdev)
 		got = 0;
 		mutex_lock(&cdev->userq_lock);
 		list_for_each_entry(q, &cdev->userqs, link) {
-			bool active;
-
-			spin_lock(&q->lock);
-			active = !q->status && !q->destroyed;
-			spin_unlock(&q->lock);
-			if (!active)
+			if (!userq_active(q))
 				continue;
 			drm_compute_userq_get(q);
 			batch[got++] = q;

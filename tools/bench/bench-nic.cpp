@@ -106,34 +106,12 @@ options parse(int argc, char **argv)
 	return o;
 }
 
-/* CRC-32C (Castagnoli), bitwise reflected, as the DISPATCH CRC32C kernel. */
-std::uint32_t crc32c(const std::uint8_t *p, std::uint64_t n)
-{
-	std::uint32_t crc = ~0u;
-
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 /* The first vcompute render node whose device memory is a PCI BAR. */
 onenode::Device open_gpu(const options &o)
 {
 	if (!o.device.empty())
 		return onenode::Device::open_path(o.device);
-	for (int m = 128; m < 192; m++) {
-		std::string path = std::format("/dev/dri/renderD{}", m);
-		if (access(path.c_str(), F_OK))
-			continue;
-		onenode::Device d = onenode::Device::open_path(path);
-		if (d.driver() == "vcompute" && d.query_device().vram_bar_size &&
-		    (d.query_device().features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
-			return d;
-	}
-	throw onenode::error(-ENOENT, "no vcompute PCI instance (a render node with a BAR)");
+	return onenode::Device::open_vcompute_bar();
 }
 
 /* debugfs vcompute_memory of @gpu's device: its sysmem_read counter. */
@@ -296,7 +274,7 @@ private:
 			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
 			b = static_cast<std::uint8_t>(x >> 56);
 		}
-		const std::uint32_t want = crc32c(src_.data(), bytes_);
+		const std::uint32_t want = onenode_crc32c(0, src_.data(), bytes_);
 
 		/* The NIC's target, and where the queue reads from. */
 		Target t(gpu_, nic_.get(), bytes_,

@@ -229,17 +229,6 @@ bool is_safe(std::span<const uint64_t> q)
 	return true;
 }
 
-uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-	crc = ~crc;
-	while (n--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1)));
-	}
-	return ~crc;
-}
-
 uint32_t f32_add(uint32_t a, uint32_t b)
 {
 	constexpr uint32_t exp = 0x7f800000, frac = 0x007fffff, quiet = 0x00400000;
@@ -551,7 +540,7 @@ Probe gen_probe(Rng &r, const Targets &t, uint64_t fence_next)
 		const uint64_t dst = t.data_va + half + align_down(r.below(half - 8), 4);
 		const uint32_t seed = r.chance(1, 2) ? 0 : static_cast<uint32_t>(r.next());
 		auto d = rand_bytes(r, n);
-		const uint32_t crc = crc32c(seed, d.data(), n);
+		const uint32_t crc = onenode_crc32c(seed, d.data(), n);
 
 		p.name = "dispatch-crc32c";
 		qw = onenode_pkt_dispatch(b, VCOMPUTE_KERNEL_CRC32C, n, 0, src, dst, seed);

@@ -90,8 +90,6 @@ struct Probe {
 /** gen_probe() - a random probe over @t; @fence_next is the next fence value. */
 Probe gen_probe(Rng &r, const Targets &t, uint64_t fence_next);
 
-/** crc32c() - CRC-32C of @n bytes continued from @crc (0 to start). */
-uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n);
 
 /** f32_add() - the VADD_F32 element: IEEE-754 binary32 a + b as SSE's addss. */
 uint32_t f32_add(uint32_t a, uint32_t b);
