@@ -781,7 +781,7 @@ EXPORT_SYMBOL(drm_compute_userq_control_ioctl);
 int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
 {
 	struct drm_compute_userq_state *args = data;
-	struct drm_compute_userq_hw hw;
+	struct drm_compute_userq_hw hw = { };
 	struct drm_compute_userq *q;
 
 	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_USERQ))
@@ -796,7 +796,8 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
 	q->cdev->ops->userq_hw_state(q, &hw);
 	spin_lock(&q->lock);
 	args->status = q->status;
-	args->fence = q->fence;
+	/* The device's own may be newer than what was reported yet. */
+	args->fence = max(q->fence, hw.fence);
 	args->fault_reason = q->fault_reason;
 	args->fault_va = q->fault_va;
 	spin_unlock(&q->lock);

@@ -469,8 +469,13 @@ struct vcompute_queue {
 	bool suspended;
 	/** @dead: faulted, not run any more (engine). */
 	bool dead;
-	/** @rptr: read pointer (engine; read locklessly for the state). */
+	/**
+	 * @rptr: read pointer (engine; read locklessly for the state, with
+	 * acquire semantics: it is published after @fence_done).
+	 */
 	u64 rptr;
+	/** @fence_done: value of the last FENCE completed (engine; lockless). */
+	u64 fence_done;
 	/** @wptr: write pointer last read (engine; read locklessly). */
 	u64 wptr;
 	/** @progress: forward-progress counter (engine; read locklessly). */

@@ -20,7 +20,8 @@
  * When a packet is complete the read pointer moves past it and is written
  * back to the queue's rptr address; a FENCE packet's value is written to
  * memory before the read pointer moves, and waiters are told afterwards
- * (drm_compute_userq_fence()). A fault of any kind stops the queue and is
+ * (drm_compute_userq_fence()); the state reports it from the moment the
+ * read pointer is past it (&drm_compute_userq_hw.fence). A fault of any kind stops the queue and is
  * reported with drm_compute_userq_fault(); the read pointer stays at the
  * faulting packet.
  *
@@ -625,10 +626,17 @@ static enum step queue_step(struct vcompute_queue *q)
 	fault = vm_write(q, q->rptr_va, &rptr, 8, &fault_va);
 	if (fault)
 		return queue_fault(q, fault, fault_va);
-	WRITE_ONCE(q->rptr, rptr);
 	if (h->opcode == VCOMPUTE_PKT_FENCE)
-		drm_compute_userq_fence(&q->base,
-					((const struct vcompute_pkt_fence *)q->pkt)->value);
+		WRITE_ONCE(q->fence_done,
+			   ((const struct vcompute_pkt_fence *)q->pkt)->value);
+	/*
+	 * Release, paired with vcompute_userq_hw_state()'s acquire: a state
+	 * that shows the queue past a FENCE shows its value. Waiters are told
+	 * afterwards, so one woken by the fence finds the queue past it.
+	 */
+	smp_store_release(&q->rptr, rptr);
+	if (h->opcode == VCOMPUTE_PKT_FENCE)
+		drm_compute_userq_fence(&q->base, q->fence_done);
 	return STEP_WORK;
 }
 

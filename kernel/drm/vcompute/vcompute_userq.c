@@ -285,14 +285,17 @@ int vcompute_userq_resume(struct drm_compute_userq *cq)
  * @cq: the queue
  * @hw: filled
  *
- * Lockless: the engine publishes each field with WRITE_ONCE().
+ * Lockless: the engine publishes each field with WRITE_ONCE(), the read
+ * pointer with smp_store_release().
  */
 void vcompute_userq_hw_state(struct drm_compute_userq *cq,
 			     struct drm_compute_userq_hw *hw)
 {
 	struct vcompute_queue *q = to_vcompute_queue(cq);
 
-	hw->rptr = READ_ONCE(q->rptr);
+	/* Acquire: pairs with the engine's release, after @fence_done. */
+	hw->rptr = smp_load_acquire(&q->rptr);
+	hw->fence = READ_ONCE(q->fence_done);
 	hw->wptr = READ_ONCE(vcompute_doorbell(q)->wptr);
 	hw->progress = READ_ONCE(q->progress);
 }

@@ -147,8 +147,12 @@ struct drm_compute_userq_hw {
 	 */
 	u64 progress;
 	/**
-	 * @fence: the value in the queue's fence slot, on devices with
-	 * %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY (ignored elsewhere).
+	 * @fence: the last fence value the queue wrote: the value in its
+	 * fence slot, on devices with %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
+	 * elsewhere the value of the last FENCE done, published no later
+	 * than @rptr moves past it, or 0. USERQ_STATE reports the larger of
+	 * this and what drm_compute_userq_fence() was told, so that a state
+	 * past a FENCE shows its value.
 	 */
 	u64 fence;
 };
