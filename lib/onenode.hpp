@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -83,17 +84,11 @@ public:
 	static Device open_with_features(std::uint64_t features, const char *dri_dir = nullptr)
 	{
 		std::string dir = dri_dir ? dri_dir : onenode_dri_dir();
-		for (long minor : render_minors(dir)) {
-			Device d;
-			drm_compute_query_device q;
-			std::string path = dir + "/renderD" + std::to_string(minor);
-
-			if (onenode_open_path(path.c_str(), d.dev_.get()) ||
-			    onenode_query_device(d.dev_.get(), &q))
-				continue;
-			if ((q.features & features) == features)
-				return d;
-		}
+		auto d = first_node(dir, [features](const Device &, const drm_compute_query_device &q) {
+			return (q.features & features) == features;
+		});
+		if (d)
+			return std::move(*d);
 		char names[128];
 		onenode_features_string(features, names, sizeof(names));
 		throw error(-ENOENT, std::string("no render node with ") + names + " in " + dir);
@@ -107,18 +102,12 @@ public:
 	static Device open_vcompute_bar(const char *dri_dir = nullptr)
 	{
 		std::string dir = dri_dir ? dri_dir : onenode_dri_dir();
-		for (long minor : render_minors(dir)) {
-			Device d;
-			drm_compute_query_device q;
-			std::string path = dir + "/renderD" + std::to_string(minor);
-
-			if (onenode_open_path(path.c_str(), d.dev_.get()) ||
-			    onenode_query_device(d.dev_.get(), &q))
-				continue;
-			if (d.driver() == "vcompute" && q.vram_bar_size &&
-			    (q.features & DRM_COMPUTE_FEATURE_P2P_EXPORT))
-				return d;
-		}
+		auto d = first_node(dir, [](const Device &dev, const drm_compute_query_device &q) {
+			return dev.driver() == "vcompute" && q.vram_bar_size &&
+			       (q.features & DRM_COMPUTE_FEATURE_P2P_EXPORT);
+		});
+		if (d)
+			return std::move(*d);
 		throw error(-ENOENT, "no vcompute PCI instance (a render node with a BAR) in " + dir);
 	}
 
@@ -170,6 +159,24 @@ private:
 	{
 		if (dev_)
 			onenode_close(dev_.get());
+	}
+
+	/* The first render node in @dir (numeric order) whose DEVICE report @match takes. */
+	template <typename Match>
+	static std::optional<Device> first_node(const std::string &dir, Match match)
+	{
+		for (long minor : render_minors(dir)) {
+			Device d;
+			drm_compute_query_device q;
+			std::string path = dir + "/renderD" + std::to_string(minor);
+
+			if (onenode_open_path(path.c_str(), d.dev_.get()) ||
+			    onenode_query_device(d.dev_.get(), &q))
+				continue;
+			if (match(d, q))
+				return d;
+		}
+		return std::nullopt;
 	}
 
 	static std::vector<long> render_minors(const std::string &dir)

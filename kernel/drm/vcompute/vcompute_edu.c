@@ -12,10 +12,10 @@
  * lock on the first write and kept for the next ones until the exporter
  * invalidates it (a move, a device reset, a revocation at unplug), when the
  * mapping is dropped and the next write maps again. It writes into the
- * buffer with the device's DMA engine, by bus address. So a write into a buffer the exporter placed
- * peer-to-peer goes to the exporter's BAR, and a write into a buffer that
- * fell back to system memory goes to RAM: what the P2P helper decided is
- * what the bytes do.
+ * buffer with the device's DMA engine, by bus address. So a write into a
+ * buffer the exporter placed peer-to-peer goes to the exporter's BAR, and a
+ * write into a buffer that fell back to system memory goes to RAM: what the
+ * P2P helper decided is what the bytes do.
  *
  * The device copies through a 4 KiB buffer of its own: each chunk goes from a
  * coherent host page (filled with the caller's data) into the device, then
@@ -33,10 +33,10 @@
  * open file imports at most one dma-buf at a time (VCOMPUTE_EDU_IOCTL_*,
  * vcompute_drm.h). Locking: &vcompute_edu.lock serialises the DMA engine
  * and its removal; &vcompute_edu_file.lock protects the file's import; the
- * dma-buf's reservation lock protects its mapping. A file
- * keeps the device structure and the &struct pci_dev alive (an attachment
- * names the device): after the function is removed its imports and writes
- * fail with -ENODEV.
+ * dma-buf's reservation lock protects its mapping. A file keeps the device
+ * structure and the &struct pci_dev alive (an attachment names the
+ * device): after the function is removed its imports and writes fail with
+ * -ENODEV.
  */
 
 #include <linux/delay.h>
