@@ -393,14 +393,38 @@ static void pci_queue(struct pci_node *x)
  * pattern with its DMA engine; the exporter must see the pattern, in its
  * BAR when the kernel decided peer-to-peer, in system memory otherwise.
  */
+/* Opens edu @e and imports dma-buf @fd into it; returns the edu's file. */
+static int edu_import(const struct edu_node *e, int fd)
+{
+	struct vcompute_edu_import imp = { .fd = fd };
+	int efd = open(e->dev, O_RDWR | O_CLOEXEC);
+
+	igt_assert_fd(efd);
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
+	return efd;
+}
+
+/*
+ * The edu of @efd DMA-writes pattern @seed, made in @src, over the first
+ * SIZE bytes of its import; @w is left describing that write.
+ */
+static void edu_write_pattern(int efd, uint8_t *src, uint32_t seed,
+			      struct vcompute_edu_write *w)
+{
+	compute_fill_pattern(src, SIZE, seed);
+	memset(w, 0, sizeof(*w));
+	w->size = SIZE;
+	w->data = (uintptr_t)src;
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, w), 0);
+}
+
 static void edu_pair(struct pci_node *x, const struct edu_node *e)
 {
 	struct drm_compute_p2p_attachment att[1];
 	struct drm_compute_p2p_report r;
 	const bool p2p = same_switch_path(x->up2, e->up2);
 	uint8_t *src = malloc(SIZE);
-	struct vcompute_edu_import imp = { 0 };
-	struct vcompute_edu_write w = { 0 };
+	struct vcompute_edu_write w;
 	size_t bad = 0;
 	uint32_t h;
 	int fd, efd;
@@ -411,10 +435,7 @@ static void edu_pair(struct pci_node *x, const struct edu_node *e)
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(&x->cd, h, SIZE);
 	fd = prime_fd(&x->cd, h);
-	efd = open(e->dev, O_RDWR | O_CLOEXEC);
-	igt_assert_fd(efd);
-	imp.fd = fd;
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
+	efd = edu_import(e, fd);
 
 	memset(att, 0, sizeof(att));
 	report(&x->cd, h, &r, att, 1);
@@ -431,10 +452,7 @@ static void edu_pair(struct pci_node *x, const struct edu_node *e)
 	}
 
 	/* The device writes; the exporter's CPU mapping must show it. */
-	compute_fill_pattern(src, SIZE, 121);
-	w.size = SIZE;
-	w.data = (uintptr_t)src;
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+	edu_write_pattern(efd, src, 121, &w);
 	igt_assert_f(compute_check_pattern(m, SIZE, 121, &bad),
 		     "DMA by %s into %s's buffer: bad at byte %zu\n", e->pci, x->pci, bad);
 	if (p2p && vgem >= 0) {
@@ -449,8 +467,7 @@ static void edu_pair(struct pci_node *x, const struct edu_node *e)
 		report(&x->cd, h, &r, NULL, 0);
 		igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
 		igt_assert_lte_u32(1, r.invalidations);
-		compute_fill_pattern(src, SIZE, 122);
-		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+		edu_write_pattern(efd, src, 122, &w);
 		igt_assert_f(compute_check_pattern(m, SIZE, 122, &bad),
 			     "DMA by %s after the move: bad at byte %zu\n", e->pci, bad);
 		igt_assert_eq(drmCloseBufferHandle(vgem, iv), 0);
@@ -763,7 +780,6 @@ static void close_order(int order)
 static void unplug_exporter(const struct edu_node *e)
 {
 	struct compute_dev gone = { .fd = -1 };
-	struct vcompute_edu_import ei = { 0 };
 	struct vcompute_edu_write w = { 0 };
 	uint8_t *src = malloc(SIZE);
 	int64_t pages0, pages;
@@ -780,15 +796,9 @@ static void unplug_exporter(const struct edu_node *e)
 	fd = prime_fd(&gone, h);
 	igt_assert_eq(import(cd.fd, fd, &imp), 0);
 	if (e) {
-		efd = open(e->dev, O_RDWR | O_CLOEXEC);
-		igt_assert_fd(efd);
-		ei.fd = fd;
-		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &ei), 0);
-		compute_fill_pattern(src, SIZE, 131);
-		w.size = SIZE;
-		w.data = (uintptr_t)src;
+		efd = edu_import(e, fd);
 		/* The edu maps the buffer and keeps the mapping. */
-		igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+		edu_write_pattern(efd, src, 131, &w);
 		m = compute_bo_map(&gone, h, SIZE);
 		igt_assert_f(compute_check_pattern(m, SIZE, 131, &bad), "bad at %zu\n", bad);
 		munmap(m, SIZE);
@@ -865,8 +875,7 @@ static void device_reset(struct pci_node *x, const struct edu_node *e)
 		.priority = ONENODE_PRIORITY_DEFAULT,
 	};
 	struct drm_compute_p2p_attachment att[1];
-	struct vcompute_edu_import imp = { 0 };
-	struct vcompute_edu_write w = { 0 };
+	struct vcompute_edu_write w;
 	struct drm_compute_userq_state st;
 	struct drm_compute_p2p_report r;
 	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
@@ -886,14 +895,8 @@ static void device_reset(struct pci_node *x, const struct edu_node *e)
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(&x->cd, h, SIZE);
 	fd = prime_fd(&x->cd, h);
-	efd = open(e->dev, O_RDWR | O_CLOEXEC);
-	igt_assert_fd(efd);
-	imp.fd = fd;
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
-	compute_fill_pattern(src, SIZE, 161);
-	w.size = SIZE;
-	w.data = (uintptr_t)src;
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+	efd = edu_import(e, fd);
+	edu_write_pattern(efd, src, 161, &w);
 
 	/* A queue that waits for nothing that comes: running at the reset. */
 	vm = compute_vm(&x->cd);
@@ -920,8 +923,7 @@ static void device_reset(struct pci_node *x, const struct edu_node *e)
 	igt_assert_f(compute_check_pattern(m, SIZE, 161, &bad),
 		     "data across the reset: bad at byte %zu\n", bad);
 	/* The importer maps again and its DMA lands. */
-	compute_fill_pattern(src, SIZE, 162);
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w), 0);
+	edu_write_pattern(efd, src, 162, &w);
 	igt_assert_f(compute_check_pattern(m, SIZE, 162, &bad),
 		     "DMA after the reset: bad at byte %zu\n", bad);
 
