@@ -257,6 +257,14 @@ int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
 		       struct drm_compute_p2p_report *rep,
 		       struct drm_compute_p2p_attachment *att, uint32_t count);
 /**
+ * onenode_criu_info() - DRM_COMPUTE_OP_CRIU_INFO: the compute objects a
+ * checkpoint of @dev's file would save. Needs CAP_CHECKPOINT_RESTORE (or
+ * CAP_SYS_ADMIN) and to be the file's owner or its ptrace tracer.
+ * @info: filled on success.
+ */
+int onenode_criu_info(const struct onenode_device *dev,
+		      struct drm_compute_criu_info *info);
+/**
  * onenode_debugfs_path() - the path of a driver's debugfs file of @dev's
  * device: /sys/kernel/debug/dri/N/@file, for the N whose "name" names the
  * device (vcompute's vcompute_memory, vcompute_svm, ...). Mounts debugfs

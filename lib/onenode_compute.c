@@ -89,6 +89,8 @@ unsigned long onenode_compute_request(unsigned int base, unsigned int op)
 		return DRM_COMPUTE_IOCTL_SVM(base);
 	case DRM_COMPUTE_OP_P2P_REPORT:
 		return DRM_COMPUTE_IOCTL_P2P_REPORT(base);
+	case DRM_COMPUTE_OP_CRIU_INFO:
+		return DRM_COMPUTE_IOCTL_CRIU_INFO(base);
 	}
 	return 0;
 }
@@ -199,6 +201,15 @@ int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
 	rep->count = count;
 	rep->attachments = (uintptr_t)att;
 	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_P2P_REPORT, rep);
+}
+
+int onenode_criu_info(const struct onenode_device *dev,
+		      struct drm_compute_criu_info *info)
+{
+	if (!info)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_INFO, info);
 }
 
 int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,

@@ -53,7 +53,9 @@
  * The objects live one per file: drm_compute_query.c (the query),
  * drm_compute_bo.c (buffers), drm_compute_vm.c (GPU VMs, and binding on
  * drm_gpuvm), drm_compute_userq.c (user queues), drm_compute_svm.c (the
- * SVM operation over the attribute store of drm_compute_svm_attr.c).
+ * SVM operation over the attribute store of drm_compute_svm_attr.c),
+ * drm_compute_p2p.c (export buffers for peer-to-peer DMA) and
+ * drm_compute_criu.c (checkpoint/restore).
  *
  * Every device gets an id at init (&drm_compute_device.id, reported by the
  * DEVICE query), by which SVM attributes name devices: ids are unique

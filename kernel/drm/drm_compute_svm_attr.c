@@ -532,6 +532,30 @@ void drm_compute_svm_attr_store_fini(struct drm_compute_svm_attr_store *store)
 EXPORT_SYMBOL(drm_compute_svm_attr_store_fini);
 
 /**
+ * drm_compute_svm_attr_count - ranges whose attributes differ from the
+ * defaults
+ * @store: the store
+ *
+ * Adjacent addresses with equal attributes are one range (the store's
+ * canonical form), so the count is what a checkpoint of the store saves.
+ *
+ * Context: the store's lock held, in any mode.
+ *
+ * Returns: the number of ranges.
+ */
+u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store)
+{
+	struct rb_node *node;
+	u32 n = 0;
+
+	svm_attr_assert_held(store, false);
+	for (node = rb_first_cached(&store->root); node; node = rb_next(node))
+		n++;
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_count);
+
+/**
  * drm_compute_svm_attr_set - set attributes on a range
  * @store: the store
  * @start: first address, page aligned

@@ -38,5 +38,6 @@ struct drm_compute_svm_attr_range {
 };
 
 struct drm_compute_svm_attr_range *drm_compute_svm_attr_range_alloc(void);
+u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store);
 
 #endif /* __DRM_COMPUTE_SVM_INTERNAL_H__ */

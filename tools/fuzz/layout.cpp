@@ -168,6 +168,20 @@ constexpr Field p2p_report_f[] = {
 	F(PR, reserved, Zero, 0),
 };
 
+using CI = drm_compute_criu_info;
+constexpr Field criu_info_f[] = {
+	F(CI, flags, Flags, 0),
+	F(CI, bos, Out, 0),
+	F(CI, exports, Out, 0),
+	F(CI, imports, Out, 0),
+	F(CI, vms, Out, 0),
+	F(CI, userqs, Out, 0),
+	F(CI, svm_ranges, Out, 0),
+	F(CI, pad, Zero, 0),
+	FR(CI, reserved, 0, Zero),
+	FR(CI, reserved, 1, Zero),
+};
+
 #undef F
 #undef FR
 
@@ -188,6 +202,7 @@ const OpLayout table[] = {
 	L(DRM_COMPUTE_OP_USERQ_SIGNAL, "USERQ_SIGNAL", USG, userq_signal_f),
 	L(DRM_COMPUTE_OP_SVM, "SVM", SV, svm_f),
 	L(DRM_COMPUTE_OP_P2P_REPORT, "P2P_REPORT", PR, p2p_report_f),
+	L(DRM_COMPUTE_OP_CRIU_INFO, "CRIU_INFO", CI, criu_info_f),
 };
 
 #undef L

@@ -185,6 +185,9 @@ Expect predict(Thread &t, const Call &call, const std::vector<uint8_t> &v)
 		}
 		}
 	}
+	case DRM_COMPUTE_OP_CRIU_INFO:
+		/* Root, but a forked child may not be the file's owner. */
+		return Expect::of({ 0, EACCES }, "root, the owner or not");
 	default:
 		return Expect::any();
 	}

@@ -49,7 +49,7 @@ extern "C" {
 
 /*
  * Operation offsets within a driver's compute command range. 0x0e..0x1f
- * are reserved for checkpoint/restore.
+ * are for checkpoint/restore.
  */
 /** DRM_COMPUTE_OP_QUERY - offset of the query operation (&struct drm_compute_query). */
 #define DRM_COMPUTE_OP_QUERY		0x00
@@ -79,8 +79,10 @@ extern "C" {
 #define DRM_COMPUTE_OP_SVM		0x0c
 /** DRM_COMPUTE_OP_P2P_REPORT - offset of &struct drm_compute_p2p_report. */
 #define DRM_COMPUTE_OP_P2P_REPORT	0x0d
+/** DRM_COMPUTE_OP_CRIU_INFO - offset of &struct drm_compute_criu_info. */
+#define DRM_COMPUTE_OP_CRIU_INFO	0x0e
 /** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
-#define DRM_COMPUTE_OP_COUNT		0x0e
+#define DRM_COMPUTE_OP_COUNT		0x0f
 /** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
 #define DRM_COMPUTE_OP_MAX		0x20
 
@@ -127,6 +129,9 @@ extern "C" {
 #define DRM_COMPUTE_IOCTL_P2P_REPORT(base) \
 	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_P2P_REPORT, \
 		 struct drm_compute_p2p_report)
+#define DRM_COMPUTE_IOCTL_CRIU_INFO(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_INFO, \
+		 struct drm_compute_criu_info)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -1193,6 +1198,62 @@ struct drm_compute_svm {
 	__u32 nattr;
 	/** @flags: in, none defined yet: must be zero. */
 	__u32 flags;
+};
+
+/* ------------------------------------------------------------------------
+ * Checkpoint/restore
+ */
+
+/**
+ * struct drm_compute_criu_info - what a checkpoint of a file would save.
+ *
+ * The first step of a checkpoint: a checkpoint/restore tool (CRIU, through
+ * its onenode plugin) learns the compute objects a file of the render node
+ * holds. No driver saves them yet, so a tool that finds any fails the
+ * checkpoint, and the process goes on as before, rather than restore the
+ * file without them. Every driver with this uapi has the operation; it
+ * needs no feature bit.
+ *
+ * Who may call it is DRM core's rule for checkpoint/restore ioctls
+ * (DRM_CHECKPOINT_RESTORE in include/drm/drm_ioctl.h), the same on every
+ * driver: CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN, else -EPERM; the process
+ * that owns the file or its ptrace tracer (CRIU once it has seized it),
+ * else -EACCES. The call does not make the caller the file's owner.
+ *
+ * Each count is a snapshot; the objects may change while a tool looks,
+ * unless it has frozen their users, as CRIU has.
+ *
+ * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields
+ * or @reserved.
+ */
+struct drm_compute_criu_info {
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/** @bos: out, GEM handles of the file, imported buffers included. */
+	__u32 bos;
+	/**
+	 * @exports: out, of @bos, buffers of this device exported as a
+	 * dma-buf. DRM core keeps a buffer's dma-buf while the buffer has a
+	 * handle (a second export returns the same one), so a buffer counts
+	 * from its first export until its last handle closes, whoever holds
+	 * the dma-buf.
+	 */
+	__u32 exports;
+	/** @imports: out, of @bos, buffers imported from a dma-buf. */
+	__u32 imports;
+	/** @vms: out, GPU VMs of the file. */
+	__u32 vms;
+	/** @userqs: out, user queues of the file, in any state. */
+	__u32 userqs;
+	/**
+	 * @svm_ranges: out, ranges with SVM attributes other than the
+	 * defaults, over every SVM VM of the file.
+	 */
+	__u32 svm_ranges;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @reserved: must be zero; room for later counts. */
+	__u64 reserved[2];
 };
 
 #if defined(__cplusplus)

@@ -257,12 +257,14 @@ static void expect_canonical(struct kunit *test)
 	struct svm_test *t = test->priv;
 	struct drm_compute_svm_attr_range *r, *prev = NULL;
 	struct rb_node *node;
+	u32 n = 0;
 
 	KUNIT_EXPECT_PTR_EQ(test, rb_first_cached(&t->store.root),
 			    rb_first(&t->store.root.rb_root));
 	t_check_subtree(test, t->store.root.rb_root.rb_node);
 	for (node = rb_first_cached(&t->store.root); node; node = rb_next(node)) {
 		r = t_range(node);
+		n++;
 		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(r->start, PAGE_SIZE));
 		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(r->last + 1, PAGE_SIZE));
 		KUNIT_EXPECT_LT(test, r->start, r->last);
@@ -277,6 +279,9 @@ static void expect_canonical(struct kunit *test)
 		}
 		prev = r;
 	}
+	mutex_lock(&t->lock);
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_attr_count(&t->store), n);
+	mutex_unlock(&t->lock);
 }
 
 /* A range of pages [start, end) holding preferred location @loc. */

@@ -743,6 +743,7 @@ int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data);
 void drm_compute_svm_collect(struct drm_compute_vm *vm);
 u64 drm_compute_svm_chunk_end(struct drm_compute_vm *vm, u64 addr);
 unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
@@ -856,6 +857,12 @@ static int prefix##_compute_p2p_report(struct drm_device *dev, void *data,	\
 {									\
 	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
 				drm_compute_p2p_report_ioctl);		\
+}									\
+static int prefix##_compute_criu_info(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_criu_info_ioctl);		\
 }
 
 /**
@@ -951,6 +958,12 @@ static int prefix##_compute_p2p_report(struct drm_device *dev, void *data,	\
 		.flags = DRM_RENDER_ALLOW,				\
 		.func = prefix##_compute_p2p_report,			\
 		.name = "DRM_COMPUTE_P2P_REPORT",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_CRIU_INFO] = {	\
+		.cmd = DRM_COMPUTE_IOCTL_CRIU_INFO(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
+		.func = prefix##_compute_criu_info,			\
+		.name = "DRM_COMPUTE_CRIU_INFO",			\
 	}
 
 #endif /* __DRM_COMPUTE_H__ */
