@@ -204,6 +204,35 @@ void compute_open_file(const struct compute_dev *cd, struct compute_dev *other)
 	other->uq = cd->uq;
 }
 
+/**
+ * compute_open_vgem - open vgem's primary node (vgem has no render node)
+ *
+ * Returns: the fd, or -1 without vgem.
+ */
+int compute_open_vgem(void)
+{
+	DIR *dir = opendir("/dev/dri");
+	struct dirent *e;
+	int fd = -1;
+
+	if (!dir)
+		return -1;
+	while (fd < 0 && (e = readdir(dir))) {
+		char path[PATH_MAX];
+
+		if (strncmp(e->d_name, "card", 4))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0 && !onenode_fd_is_driver(fd, "vgem")) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	closedir(dir);
+	return fd;
+}
+
 /** compute_close - close the file of @cd; its objects go with it. */
 void compute_close(struct compute_dev *cd)
 {
@@ -959,20 +988,21 @@ int64_t compute_all_own_pages(const struct compute_dev *cd)
 }
 
 /**
- * compute_drop_cap_sys_nice - remove CAP_SYS_NICE from this thread's
- * effective, permitted and inheritable sets.
+ * compute_drop_cap - remove capability @cap from this thread's effective,
+ * permitted and inheritable sets
+ * @cap: CAP_*
  *
  * Returns: whether it worked.
  */
-bool compute_drop_cap_sys_nice(void)
+bool compute_drop_cap(unsigned int cap)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 		.pid = 0,
 	};
 	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
-	unsigned int i = CAP_TO_INDEX(CAP_SYS_NICE);
-	uint32_t mask = CAP_TO_MASK(CAP_SYS_NICE);
+	unsigned int i = CAP_TO_INDEX(cap);
+	uint32_t mask = CAP_TO_MASK(cap);
 
 	memset(data, 0, sizeof(data));
 	if (syscall(SYS_capget, &hdr, data))

@@ -79,6 +79,7 @@ void compute_instance_up(const char *name, unsigned int vram_mib, struct compute
 void compute_instance_remove(const char *name);
 void compute_open_file(const struct compute_dev *cd, struct compute_dev *other);
 void compute_close(struct compute_dev *cd);
+int compute_open_vgem(void);
 void compute_require_userq(const struct compute_dev *cd);
 
 int compute_ioctl(const struct compute_dev *cd, unsigned int op, void *arg);
@@ -231,7 +232,7 @@ int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned i
 int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
 int64_t compute_all_own_pages(const struct compute_dev *cd);
 int compute_reset(const struct compute_dev *cd);
-bool compute_drop_cap_sys_nice(void);
+bool compute_drop_cap(unsigned int cap);
 
 /* ---- memory ---- */
 

@@ -99,30 +99,6 @@ static const struct {
 	{ "host-only", DRM_COMPUTE_BO_EXPORT_HOST_ONLY, DRM_COMPUTE_PLACEMENT_SYSTEM },
 };
 
-static int open_vgem(void)
-{
-	DIR *dir = opendir("/dev/dri");
-	struct dirent *e;
-	int fd = -1;
-
-	if (!dir)
-		return -1;
-	while (fd < 0 && (e = readdir(dir))) {
-		char path[PATH_MAX];
-
-		if (strncmp(e->d_name, "card", 4))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd >= 0 && !onenode_fd_is_driver(fd, "vgem")) {
-			close(fd);
-			fd = -1;
-		}
-	}
-	closedir(dir);
-	return fd;
-}
-
 static void assert_memory(const struct compute_dev *dev, uint64_t used, int64_t pages,
 			  const char *when);
 
@@ -1279,7 +1255,7 @@ igt_main
 		igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_P2P_EXPORT,
 			      "the device reports P2P_EXPORT\n");
 		compute_instance_up("p2ppeer", 16, &peer);
-		vgem = open_vgem();
+		vgem = compute_open_vgem();
 		find_pci_nodes();
 		find_edus();
 		find_nics();

@@ -17,6 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
+
 #include "igt_core.h"
 #include "drmtest.h"
 #include "ioctl_wrappers.h"
@@ -326,7 +328,7 @@ igt_main
 		igt_require_f(cd.uq.priority_privileged < cd.uq.num_priorities,
 			      "no priority needs privilege on this device\n");
 		igt_fork(child, 1) {
-			igt_assert(compute_drop_cap_sys_nice());
+			igt_assert(compute_drop_cap(CAP_SYS_NICE));
 			for (uint32_t p = 0; p < cd.uq.num_priorities; p++) {
 				struct drm_compute_userq_create a = rq.args;
 
