@@ -15,10 +15,10 @@
  * then puts it at the task's fd number.
  *
  * Not saved yet: GEM objects and their contents, GPU VMs, user queues,
- * mappings of the node (refused at dump, see handle_device_vma), SVM
- * ranges. A task that holds any of these cannot be restored faithfully; a
- * dump fails only where the plugin sees them, through the mappings (a user
- * queue's doorbell is one).
+ * mappings of the node, SVM ranges. A task that holds any of these cannot be
+ * restored faithfully, so its dump fails: the kernel counts a file's objects
+ * for the plugin (DRM_COMPUTE_OP_CRIU_INFO, check_objects()), and mappings
+ * are refused in handle_device_vma.
  *
  * Everything is logged into CRIU's log with the prefix "onenode: ".
  *
@@ -193,6 +193,43 @@ static int onenode_checkpoint_devices(int pid)
 	return 0;
 }
 
+/*
+ * Fail the dump of a file that holds compute objects: they are not saved
+ * yet, and a restore without them would lose the process's GPU state.
+ */
+static int check_objects(int id, const struct onenode_device *dev)
+{
+	struct drm_compute_criu_info info;
+	int ret = onenode_criu_info(dev, &info);
+
+	if (ret == -EPERM) {
+		log_err("file %#x: %s: the kernel refused the checkpoint check (%s): "
+			"criu needs CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN", id, dev->path,
+			onenode_strerror(ret));
+		return ret;
+	}
+	if (ret == -EACCES) {
+		log_err("file %#x: %s: the kernel refused the checkpoint check (%s): the "
+			"file's owner is no process criu has seized (was it passed in from "
+			"outside the dumped tree?)", id, dev->path, onenode_strerror(ret));
+		return ret;
+	}
+	if (ret) {
+		log_err("file %#x: %s: cannot tell what the file holds: CRIU_INFO failed: %s",
+			id, dev->path, onenode_strerror(ret));
+		return ret;
+	}
+	if (info.bos || info.vms || info.userqs || info.svm_ranges) {
+		log_err("file %#x: %s (%s) holds compute objects this plugin cannot save yet: "
+			"%u buffers (%u exported, %u imported), %u GPU VMs, %u user queues, "
+			"%u SVM ranges; failing the dump, the process keeps running",
+			id, dev->path, dev->driver, info.bos, info.exports, info.imports,
+			info.vms, info.userqs, info.svm_ranges);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int onenode_dump_ext_file(int fd, int id)
 {
 	struct onenode_criu_record rec;
@@ -213,6 +250,10 @@ static int onenode_dump_ext_file(int fd, int id)
 		onenode_close(&dev);
 		return -ECANCELED;
 	}
+
+	ret = check_objects(id, &dev);
+	if (ret)
+		goto out;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.file_id = (uint32_t)id;

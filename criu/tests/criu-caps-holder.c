@@ -12,6 +12,12 @@
  *
  * It does not mmap the node: the plugin does not save mappings yet.
  *
+ * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer
+ * and a GPU VM, which the plugin cannot save: the dump must fail. When
+ * woken it then also checks that both still exist and that the kernel
+ * still counts them for it as the file's owner (DRM_COMPUTE_OP_CRIU_INFO),
+ * i.e. that criu's calls on the file did not take it over.
+ *
  * Usage: criu-caps-holder --probe
  *        criu-caps-holder READY-FILE GO-FILE RESULT-FILE
  * --probe exits 0 when a vcompute node can be opened and queried, 77 when
@@ -21,6 +27,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +82,23 @@ static int probe(void)
 	return 0;
 }
 
+/*
+ * The buffer is still there (it has a mapping offset), and the kernel
+ * counts one buffer and one VM for us, the file's owner.
+ */
+static int check_objects(const struct onenode_device *dev, uint32_t bo)
+{
+	struct drm_compute_criu_info info;
+	uint64_t offset;
+	int ret = onenode_bo_mmap_offset(dev, bo, &offset);
+
+	if (!ret)
+		ret = onenode_criu_info(dev, &info);
+	if (!ret && (info.bos != 1 || info.vms != 1))
+		ret = -ENOENT;
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct onenode_device dev, again;
@@ -82,6 +107,8 @@ int main(int argc, char **argv)
 	struct stat st_before, st_after;
 	char text[1024];
 	int ret, fl_before, fdfl_before;
+	uint32_t bo = 0, vm = 0;
+	bool objects;
 
 	if (argc == 2 && !strcmp(argv[1], "--probe"))
 		return probe();
@@ -102,6 +129,17 @@ int main(int argc, char **argv)
 			 onenode_strerror(ret));
 		write_file(argv[3], text);
 		return 1;
+	}
+	objects = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "1");
+	if (objects) {
+		ret = onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &bo);
+		if (!ret)
+			ret = onenode_vm_create_flags(&dev, 0, &vm);
+		if (ret) {
+			snprintf(text, sizeof(text), "FAIL: objects: %s\n", onenode_strerror(ret));
+			write_file(argv[3], text);
+			return 1;
+		}
 	}
 	fstat(dev.fd, &st_before);
 	fl_before = fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK);
@@ -139,9 +177,12 @@ int main(int argc, char **argv)
 	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
+	} else if (objects && (ret = check_objects(&again, bo))) {
+		snprintf(text, sizeof(text), "FAIL: the buffer and VM after the failed dump: %s\n",
+			 onenode_strerror(ret));
 	} else {
-		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical\n", dev.fd,
-			 again.path);
+		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s\n", dev.fd,
+			 again.path, objects ? ", buffer and VM kept" : "");
 	}
 	write_file(argv[3], text);
 	return strncmp(text, "PASS", 4) ? 1 : 0;

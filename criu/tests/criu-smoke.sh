@@ -19,6 +19,11 @@
 #                     same expectations
 #   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
 #                     criu fails, the task keeps running and still passes
+#   dump-refuses-objects
+#                     the task holds a buffer and a GPU VM, which the plugin
+#                     cannot save: the dump fails with the kernel's counts,
+#                     the task keeps running with both, and still owns its
+#                     file (criu's calls did not take it over)
 set -u
 
 scenario=${1:?scenario}
@@ -207,6 +212,19 @@ dump-fails)
 	S | R | D) ;;
 	*) fail "task $pid left in state $state after the failed dump" ;;
 	esac
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
+	;;
+dump-refuses-objects)
+	CRIU_HOLDER_OBJECTS=1 start_holder
+	if dump; then
+		fail "criu dump succeeded although the task holds a buffer and a VM"
+	fi
+	need_log "$img/dump.log" "onenode: plugin loaded for dump"
+	need_log "$img/dump.log" "holds compute objects this plugin cannot save yet: 1 buffers (0 exported, 0 imported), 1 GPU VMs, 0 user queues, 0 SVM ranges"
+	ls "$img"/onenode-*.img >/dev/null 2>&1 && fail "an image was written for a refused file"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
 	verdict PASS
 	wait "$pid" || fail "the task exited with status $?"
 	;;
