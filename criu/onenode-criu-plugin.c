@@ -208,12 +208,6 @@ static int check_objects(int id, const struct onenode_device *dev)
 			onenode_strerror(ret));
 		return ret;
 	}
-	if (ret == -EACCES) {
-		log_err("file %#x: %s: the kernel refused the checkpoint check (%s): the "
-			"file's owner is no process criu has seized (was it passed in from "
-			"outside the dumped tree?)", id, dev->path, onenode_strerror(ret));
-		return ret;
-	}
 	if (ret) {
 		log_err("file %#x: %s: cannot tell what the file holds: CRIU_INFO failed: %s",
 			id, dev->path, onenode_strerror(ret));

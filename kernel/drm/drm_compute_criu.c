@@ -39,7 +39,14 @@
  * Locking: the GEM handle table is walked under &drm_file.table_lock; VMs
  * and queues are counted from their id tables (RCU), and each SVM VM's
  * attribute ranges under its &drm_compute_vm_svm.lock, with a reference on
- * the VM and no other helper lock held.
+ * the VM and no other helper lock held, after the attributes of memory
+ * unmapped since the last collection are dropped (drm_compute_svm_collect(),
+ * which takes the VM's mm's lock inside).
+ *
+ * The owner-or-tracer condition names whose state is being saved; it is
+ * no security boundary beyond the capability: DRM core hands a file to
+ * whichever process makes an ordinary ioctl on it, so a capable holder of
+ * the descriptor becomes its owner with one such call.
  */
 
 static u32 xa_count(struct xarray *xa)
@@ -67,6 +74,8 @@ static u32 svm_ranges(struct drm_compute_file *cfile)
 			continue;
 		if (vm->flags & DRM_COMPUTE_VM_CREATE_SVM) {
 			mutex_lock(&vm->svm.lock);
+			/* Not the attributes of memory already unmapped. */
+			drm_compute_svm_collect(vm);
 			n += drm_compute_svm_attr_count(&vm->svm.attrs);
 			mutex_unlock(&vm->svm.lock);
 		}

@@ -1223,8 +1223,8 @@ struct drm_compute_svm {
  * Each count is a snapshot; the objects may change while a tool looks,
  * unless it has frozen their users, as CRIU has.
  *
- * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields
- * or @reserved.
+ * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields,
+ * @pad or @reserved; -ENODEV once the device is unplugged.
  */
 struct drm_compute_criu_info {
 	/** @flags: in, none defined: must be zero. */
@@ -1239,7 +1239,11 @@ struct drm_compute_criu_info {
 	 * the dma-buf.
 	 */
 	__u32 exports;
-	/** @imports: out, of @bos, buffers imported from a dma-buf. */
+	/**
+	 * @imports: out, of @bos, buffers of another device imported from a
+	 * dma-buf. A dma-buf of this device imported into another of its
+	 * files is the same buffer there: it counts under @exports.
+	 */
 	__u32 imports;
 	/** @vms: out, GPU VMs of the file. */
 	__u32 vms;

@@ -310,6 +310,9 @@ static void expect_layout(struct kunit *test, const struct piece *exp)
 				      "range %u", i);
 	}
 	KUNIT_EXPECT_NULL_MSG(test, node, "more than %u ranges", i);
+	mutex_lock(&t->lock);
+	KUNIT_EXPECT_EQ(test, drm_compute_svm_attr_count(&t->store), i);
+	mutex_unlock(&t->lock);
 }
 
 static int t_init_once(const struct drm_compute_svm_attr_ops *ops,
