@@ -304,6 +304,26 @@ bool drm_compute_args_zero(const void *args, size_t offset, size_t size)
 }
 
 /**
+ * drm_compute_xa_count - entries of an id table
+ * @xa: a file's table of VMs or queues
+ *
+ * For the per-file limits and the checkpoint counts. A snapshot: the table
+ * may change meanwhile unless the caller holds &drm_compute_file.lock.
+ *
+ * Returns: the number of entries.
+ */
+u32 drm_compute_xa_count(struct xarray *xa)
+{
+	unsigned long id;
+	void *entry;
+	u32 n = 0;
+
+	xa_for_each(xa, id, entry)
+		n++;
+	return n;
+}
+
+/**
  * drm_compute_call - run an ioctl handler of the helper while the device is
  * present
  * @dev: the DRM device

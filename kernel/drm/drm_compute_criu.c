@@ -49,17 +49,6 @@
  * the descriptor becomes its owner with one such call.
  */
 
-static u32 xa_count(struct xarray *xa)
-{
-	unsigned long id;
-	void *entry;
-	u32 n = 0;
-
-	xa_for_each(xa, id, entry)
-		n++;
-	return n;
-}
-
 /* Ranges with attributes other than the defaults, over the file's SVM VMs. */
 static u32 svm_ranges(struct drm_compute_file *cfile)
 {
@@ -120,8 +109,8 @@ int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data)
 	args->bos = bos;
 	args->exports = exports;
 	args->imports = imports;
-	args->vms = xa_count(&cfile->vms);
-	args->userqs = xa_count(&cfile->queues);
+	args->vms = drm_compute_xa_count(&cfile->vms);
+	args->userqs = drm_compute_xa_count(&cfile->queues);
 	args->svm_ranges = svm_ranges(cfile);
 	return 0;
 }

@@ -37,6 +37,7 @@ bool drm_compute_device_svm(u32 id);
 int drm_compute_info_check(const struct drm_compute_dev_info *info,
 			   u64 features);
 bool drm_compute_args_zero(const void *args, size_t offset, size_t size);
+u32 drm_compute_xa_count(struct xarray *xa);
 
 struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
 					     u32 id);

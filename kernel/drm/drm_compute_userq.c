@@ -521,8 +521,7 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 	struct drm_compute_userq_args qargs;
 	struct drm_compute_userq *q;
 	struct drm_compute_vm *vm;
-	unsigned long *mask, id;
-	unsigned int n = 0;
+	unsigned long *mask;
 	u64 db_offset = 0;
 	u32 db_pos = 0;
 	bool privileged;
@@ -572,9 +571,7 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		ret = -ENOENT;
 		goto err_unlock;
 	}
-	xa_for_each(&cfile->queues, id, q)
-		n++;
-	if (n >= info->max_queues) {
+	if (drm_compute_xa_count(&cfile->queues) >= info->max_queues) {
 		ret = -ENOSPC;
 		goto err_unlock;
 	}

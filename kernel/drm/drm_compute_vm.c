@@ -106,8 +106,6 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 	struct drm_compute_device *cdev = cfile->cdev;
 	struct drm_compute_vm_create *args = data;
 	struct drm_compute_vm *vm;
-	unsigned long id;
-	unsigned int n = 0;
 	int ret;
 
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
@@ -119,9 +117,7 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 		return -EOPNOTSUPP;
 
 	mutex_lock(&cfile->lock);
-	xa_for_each(&cfile->vms, id, vm)
-		n++;
-	if (n >= cdev->info.max_vms) {
+	if (drm_compute_xa_count(&cfile->vms) >= cdev->info.max_vms) {
 		ret = -ENOSPC;
 		goto out;
 	}
