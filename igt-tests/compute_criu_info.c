@@ -46,19 +46,13 @@ IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_CRIU_INFO: the counts of a "
 
 static struct compute_dev cd = { .fd = -1 };
 
-static int criu_info(const struct compute_dev *dev, struct drm_compute_criu_info *info)
-{
-	memset(info, 0, sizeof(*info));
-	return compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_INFO, info);
-}
-
 /* The counts, in one line for failure messages. */
 static void expect_counts(const struct compute_dev *dev, uint32_t bos, uint32_t exports,
 			  uint32_t imports, uint32_t vms, uint32_t userqs, uint32_t svm_ranges)
 {
 	struct drm_compute_criu_info i;
 
-	igt_assert_eq(criu_info(dev, &i), 0);
+	igt_assert_eq(onenode_criu_info(&dev->dev, &i), 0);
 	igt_assert_f(i.bos == bos && i.exports == exports && i.imports == imports &&
 		     i.vms == vms && i.userqs == userqs && i.svm_ranges == svm_ranges,
 		     "counts bos %u exports %u imports %u vms %u userqs %u svm %u, "
@@ -125,7 +119,7 @@ static void test_counts(void)
 	{
 		struct drm_compute_criu_info i;
 
-		igt_assert_eq(criu_info(&f, &i), 0);
+		igt_assert_eq(onenode_criu_info(&f.dev, &i), 0);
 		igt_assert_eq_u32(i.userqs, 1);
 		igt_assert_eq_u32(i.vms, 1);
 		igt_assert_lt_u32(2 + has_import, i.bos);
@@ -202,7 +196,7 @@ static void test_invalid(void)
 		bad.reserved[i] = 1ull << 63;
 		compute_expect_rejected(&cd, DRM_COMPUTE_OP_CRIU_INFO, &bad, sizeof(bad), -EINVAL);
 	}
-	igt_assert_eq(criu_info(&cd, &bad), 0);
+	igt_assert_eq(onenode_criu_info(&cd.dev, &bad), 0);
 }
 
 static void test_no_capability(void)
@@ -212,11 +206,11 @@ static void test_no_capability(void)
 		struct drm_compute_criu_info i;
 
 		compute_open_file(&cd, &f);
-		igt_assert_eq(criu_info(&f, &i), 0);
+		igt_assert_eq(onenode_criu_info(&f.dev, &i), 0);
 		igt_assert(compute_drop_cap(CAP_CHECKPOINT_RESTORE));
 		igt_assert(compute_drop_cap(CAP_SYS_ADMIN));
 		/* The owner itself, but without the capability. */
-		igt_assert_eq(criu_info(&f, &i), -EPERM);
+		igt_assert_eq(onenode_criu_info(&f.dev, &i), -EPERM);
 		compute_close(&f);
 	}
 	igt_waitchildren();
@@ -348,13 +342,13 @@ static void test_tracer(void)
 	theirs_init(&theirs, o.fd);
 
 	/* Neither the owner nor its tracer: refused, and nothing handed over. */
-	igt_assert_eq(criu_info(&theirs, &i), -EACCES);
+	igt_assert_eq(onenode_criu_info(&theirs.dev, &i), -EACCES);
 	igt_assert_eq(owner_info(&o, &bos), 0);
 	igt_assert_eq_u32(bos, 1);
 
 	/* As CRIU: seized and stopped, the file is readable to the tracer. */
 	seize(o.pid);
-	igt_assert_eq(criu_info(&theirs, &i), 0);
+	igt_assert_eq(onenode_criu_info(&theirs.dev, &i), 0);
 	igt_assert_eq_u32(i.bos, 1);
 	/* An ordinary ioctl of the tracer does not take the file either. */
 	igt_assert_eq(onenode_query_device(&theirs.dev, &d), 0);
@@ -362,7 +356,7 @@ static void test_tracer(void)
 	igt_assert_eq(owner_info(&o, &bos), 0);
 	igt_assert_eq_u32(bos, 1);
 	/* Once detached, the parent may not look any more. */
-	igt_assert_eq(criu_info(&theirs, &i), -EACCES);
+	igt_assert_eq(onenode_criu_info(&theirs.dev, &i), -EACCES);
 
 	owner_stop(&o);
 }
@@ -383,7 +377,7 @@ static void test_handover(void)
 	 * access rule follows.
 	 */
 	igt_assert_eq(onenode_query_device(&theirs.dev, &d), 0);
-	igt_assert_eq(criu_info(&theirs, &i), 0);
+	igt_assert_eq(onenode_criu_info(&theirs.dev, &i), 0);
 	igt_assert_eq_u32(i.bos, 1);
 	igt_assert_eq(owner_info(&o, &bos), -EACCES);
 	owner_stop(&o);
@@ -457,7 +451,7 @@ static void test_race_objects(void)
 	for (n = 0; n < RACE_THREADS; n++)
 		started += !pthread_create(&th[n], NULL, churn_thread, &c);
 	for (n = 0; n < RACE_ROUNDS && started == RACE_THREADS; n++) {
-		ret = criu_info(&f, &i);
+		ret = onenode_criu_info(&f.dev, &i);
 		if (ret || i.bos > RACE_THREADS || i.vms > RACE_THREADS ||
 		    i.svm_ranges > RACE_THREADS || i.userqs || i.exports || i.imports) {
 			if (!bad++) {
@@ -505,7 +499,7 @@ static void test_race_owner(void)
 
 		/* Take it back, then ask: either answer is right. */
 		igt_assert_eq(onenode_query_device(&f.dev, &d), 0);
-		ret = criu_info(&f, &i);
+		ret = onenode_criu_info(&f.dev, &i);
 		igt_assert_f(ret == 0 || ret == -EACCES, "round %u: %d\n", n, ret);
 		if (ret)
 			refused++;

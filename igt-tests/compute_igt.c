@@ -205,11 +205,15 @@ void compute_open_file(const struct compute_dev *cd, struct compute_dev *other)
 }
 
 /**
- * compute_open_vgem - open vgem's primary node (vgem has no render node)
+ * compute_open_card - open the first primary node (/dev/dri/card*) that
+ * @accept takes
+ * @accept: called with each node opened read-write; true keeps it, false
+ *	has it closed and the walk go on
+ * @arg: passed to @accept
  *
- * Returns: the fd, or -1 without vgem.
+ * Returns: the fd, or -1 when no node was taken.
  */
-int compute_open_vgem(void)
+int compute_open_card(bool (*accept)(int fd, void *arg), void *arg)
 {
 	DIR *dir = opendir("/dev/dri");
 	struct dirent *e;
@@ -224,13 +228,29 @@ int compute_open_vgem(void)
 			continue;
 		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
 		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd >= 0 && !onenode_fd_is_driver(fd, "vgem")) {
+		if (fd >= 0 && !accept(fd, arg)) {
 			close(fd);
 			fd = -1;
 		}
 	}
 	closedir(dir);
 	return fd;
+}
+
+static bool is_vgem(int fd, void *arg)
+{
+	(void)arg;
+	return onenode_fd_is_driver(fd, "vgem");
+}
+
+/**
+ * compute_open_vgem - open vgem's primary node (vgem has no render node)
+ *
+ * Returns: the fd, or -1 without vgem.
+ */
+int compute_open_vgem(void)
+{
+	return compute_open_card(is_vgem, NULL);
 }
 
 /** compute_close - close the file of @cd; its objects go with it. */

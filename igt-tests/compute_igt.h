@@ -79,6 +79,7 @@ void compute_instance_up(const char *name, unsigned int vram_mib, struct compute
 void compute_instance_remove(const char *name);
 void compute_open_file(const struct compute_dev *cd, struct compute_dev *other);
 void compute_close(struct compute_dev *cd);
+int compute_open_card(bool (*accept)(int fd, void *arg), void *arg);
 int compute_open_vgem(void);
 void compute_require_userq(const struct compute_dev *cd);
 

@@ -11,11 +11,9 @@
  */
 
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -145,39 +143,39 @@ static void check_bind_refused(const struct compute_dev *dev, uint32_t handle, u
 
 /* ---- another device ---- */
 
+/* A dumb buffer made on a node of another driver than vcompute. */
+struct foreign_dumb {
+	uint32_t handle;
+	uint32_t pitch;
+};
+
+static bool makes_foreign_dumb(int fd, void *arg)
+{
+	struct drm_mode_create_dumb create = {
+		.width = SIZE / 4 / 64,
+		.height = 64,
+		.bpp = 32,
+	};
+	struct foreign_dumb *d = arg;
+
+	if (onenode_fd_is_driver(fd, "vcompute") ||
+	    drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) || create.size < SIZE)
+		return false;
+	d->handle = create.handle;
+	d->pitch = create.pitch;
+	return true;
+}
+
 /* A DRM node of a driver other than vcompute that creates dumb buffers. */
 static int open_foreign_node(uint32_t *handle, uint32_t *pitch)
 {
-	DIR *dir = opendir("/dev/dri");
-	struct dirent *e;
-	int fd = -1;
+	struct foreign_dumb d;
+	int fd = compute_open_card(makes_foreign_dumb, &d);
 
-	if (!dir)
-		return -1;
-	while (fd < 0 && (e = readdir(dir))) {
-		struct drm_mode_create_dumb create = {
-			.width = SIZE / 4 / 64,
-			.height = 64,
-			.bpp = 32,
-		};
-		char path[PATH_MAX];
-
-		if (strncmp(e->d_name, "card", 4))
-			continue;
-		snprintf(path, sizeof(path), "/dev/dri/%s", e->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (onenode_fd_is_driver(fd, "vcompute") ||
-		    drmIoctl(fd, DRM_IOCTL_MODE_CREATE_DUMB, &create) || create.size < SIZE) {
-			close(fd);
-			fd = -1;
-			continue;
-		}
-		*handle = create.handle;
-		*pitch = create.pitch;
+	if (fd >= 0) {
+		*handle = d.handle;
+		*pitch = d.pitch;
 	}
-	closedir(dir);
 	return fd;
 }
 
