@@ -265,6 +265,16 @@ int onenode_p2p_report(const struct onenode_device *dev, uint32_t handle,
 int onenode_criu_info(const struct onenode_device *dev,
 		      struct drm_compute_criu_info *info);
 /**
+ * onenode_criu_pause() - DRM_COMPUTE_OP_CRIU_PAUSE: pause @dev's file for a
+ * checkpoint (DRM_COMPUTE_CRIU_OP_PAUSE: its running queues suspended, its
+ * exported buffers taken from their importers) or resume it
+ * (DRM_COMPUTE_CRIU_OP_RESUME). The same rights as onenode_criu_info().
+ * @out: filled on success (the queues and buffers paused or resumed); may
+ * be NULL.
+ */
+int onenode_criu_pause(const struct onenode_device *dev, uint32_t op,
+		       struct drm_compute_criu_pause *out);
+/**
  * onenode_debugfs_path() - the path of a driver's debugfs file of @dev's
  * device: /sys/kernel/debug/dri/N/@file, for the N whose "name" names the
  * device (vcompute's vcompute_memory, vcompute_svm, ...). Mounts debugfs

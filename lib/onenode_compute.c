@@ -91,6 +91,8 @@ unsigned long onenode_compute_request(unsigned int base, unsigned int op)
 		return DRM_COMPUTE_IOCTL_P2P_REPORT(base);
 	case DRM_COMPUTE_OP_CRIU_INFO:
 		return DRM_COMPUTE_IOCTL_CRIU_INFO(base);
+	case DRM_COMPUTE_OP_CRIU_PAUSE:
+		return DRM_COMPUTE_IOCTL_CRIU_PAUSE(base);
 	}
 	return 0;
 }
@@ -210,6 +212,20 @@ int onenode_criu_info(const struct onenode_device *dev,
 		return -EINVAL;
 	memset(info, 0, sizeof(*info));
 	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_INFO, info);
+}
+
+int onenode_criu_pause(const struct onenode_device *dev, uint32_t op,
+		       struct drm_compute_criu_pause *out)
+{
+	struct drm_compute_criu_pause args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_PAUSE, &args);
+	if (!ret && out)
+		*out = args;
+	return ret;
 }
 
 int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,

@@ -254,6 +254,7 @@ void drm_compute_file_init(struct drm_compute_file *cfile,
 	cfile->cdev = cdev;
 	cfile->file = file;
 	mutex_init(&cfile->lock);
+	mutex_init(&cfile->criu_lock);
 	xa_init_flags(&cfile->vms, XA_FLAGS_ALLOC1);
 	xa_init_flags(&cfile->queues, XA_FLAGS_ALLOC1);
 }
@@ -263,8 +264,10 @@ EXPORT_SYMBOL(drm_compute_file_init);
  * drm_compute_file_fini - tear down the compute state of a closing file
  * @cfile: the state
  *
- * Stops and releases every queue of the file, then every VM; a queue
- * still executing is stopped first, so no work outlives its file.
+ * Revokes the buffers a checkpoint paused, if it did
+ * (drm_compute_criu_file_fini()), then stops and releases every queue of
+ * the file, then every VM; a queue still executing is stopped first, so no
+ * work outlives its file.
  */
 void drm_compute_file_fini(struct drm_compute_file *cfile)
 {
@@ -272,6 +275,7 @@ void drm_compute_file_fini(struct drm_compute_file *cfile)
 	struct drm_compute_vm *vm;
 	unsigned long id;
 
+	drm_compute_criu_file_fini(cfile);
 	mutex_lock(&cfile->lock);
 	xa_for_each(&cfile->queues, id, q) {
 		xa_erase(&cfile->queues, id);
@@ -284,6 +288,7 @@ void drm_compute_file_fini(struct drm_compute_file *cfile)
 	mutex_unlock(&cfile->lock);
 	xa_destroy(&cfile->queues);
 	xa_destroy(&cfile->vms);
+	mutex_destroy(&cfile->criu_lock);
 	mutex_destroy(&cfile->lock);
 }
 EXPORT_SYMBOL(drm_compute_file_fini);

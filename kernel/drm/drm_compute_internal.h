@@ -42,6 +42,9 @@ u32 drm_compute_xa_count(struct xarray *xa);
 struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
 					     u32 id);
 void drm_compute_userq_remove(struct drm_compute_userq *q, int err);
+int drm_compute_userq_criu_pause(struct drm_compute_userq *q);
+int drm_compute_userq_criu_resume(struct drm_compute_userq *q);
+void drm_compute_criu_file_fini(struct drm_compute_file *cfile);
 void drm_compute_watchdog_work(struct work_struct *work);
 void drm_compute_fence_poll_work(struct work_struct *work);
 unsigned int drm_compute_hang_timeout_ms(void);

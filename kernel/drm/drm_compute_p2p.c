@@ -73,6 +73,14 @@
  * buffer's memory, which stays allocated until they let go, so nothing they
  * hold points at freed pages.
  *
+ * A checkpoint pauses the export buffers of the file it saves
+ * (drm_compute_p2p_pause()): the importers are told and held off (-EBUSY)
+ * until the resume, so that none writes into a buffer while it is saved;
+ * a pinned buffer cannot be paused. A file closed while paused (the
+ * process was checkpointed and went away) revokes them: the restored
+ * process has buffers of its own, and an importer must not write into the
+ * old ones.
+ *
  * Locking: every field of &struct drm_compute_p2p_export is protected by
  * the buffer's reservation lock. dma-buf attach and detach run without it
  * and the helper takes it; pin, unpin and map run with it held by the
@@ -270,8 +278,8 @@ EXPORT_SYMBOL(drm_compute_p2p_may_move);
  *
  * Returns: 0; -EBUSY when the importer cannot reach the buffer and the
  * buffer cannot move (REQUIRE_P2P, or pinned), with the refusal recorded;
- * -ENODEV once the buffer is revoked; -ENOMEM, or what the driver's move
- * returns.
+ * -ENODEV once the buffer is revoked; -EBUSY while a checkpoint has it
+ * paused; -ENOMEM, or what the driver's move returns.
  */
 int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 			   struct drm_gem_object *obj,
@@ -280,6 +288,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	struct drm_compute_p2p_export *exp = cdev->ops->p2p_export(obj);
 	struct drm_compute_p2p_importer *imp, *other;
 	struct drm_compute_p2p_facts f;
+	bool refused = false;
 	u32 reason;
 	int ret = 0;
 
@@ -297,6 +306,8 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	reason = drm_compute_p2p_decide(&f);
 	if (exp->revoked) {
 		ret = -ENODEV;
+	} else if (exp->paused) {
+		ret = -EBUSY;
 	} else if (exp->placement != DRM_COMPUTE_PLACEMENT_VRAM) {
 		imp->map = DRM_COMPUTE_P2P_MAP_HOST;
 		imp->reason = reason ?: exp->reason;
@@ -305,6 +316,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	} else if ((exp->flags & DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) ||
 		   exp->pinned) {
 		exp->refused++;
+		refused = true;
 		/* REQUIRE_P2P refuses for the importer's reason, pinned or not. */
 		exp->refused_reason = (exp->flags & DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P) ?
 				      reason : DRM_COMPUTE_P2P_REASON_PINNED;
@@ -332,7 +344,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 		list_add_tail(&imp->link, &exp->importers);
 	}
 	dma_resv_unlock(obj->resv);
-	if (ret == -EBUSY)
+	if (refused)
 		drm_dbg_driver(cdev->drm, "p2p: %s refused: reason %u\n",
 			       imp->name, exp->refused_reason);
 	if (ret)
@@ -376,7 +388,8 @@ EXPORT_SYMBOL(drm_compute_p2p_detach);
  *
  * Context: the buffer's reservation lock held.
  *
- * Returns: 0, or -ENODEV (nothing counted) once the buffer is revoked.
+ * Returns: 0; -ENODEV once the buffer is revoked, -EBUSY while a
+ * checkpoint has it paused (nothing counted).
  */
 int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 			struct dma_buf_attachment *attach)
@@ -387,6 +400,8 @@ int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 		dma_resv_assert_held(attach->dmabuf->resv);
 	if (exp->revoked)
 		return -ENODEV;
+	if (exp->paused)
+		return -EBUSY;
 	exp->pinned++;
 	if (imp)
 		imp->pins++;
@@ -435,6 +450,29 @@ bool drm_compute_p2p_is_peer(struct dma_buf_attachment *attach)
 	return imp->map == DRM_COMPUTE_P2P_MAP_PEER;
 }
 EXPORT_SYMBOL(drm_compute_p2p_is_peer);
+
+/**
+ * drm_compute_p2p_map_check - whether an importer may map the buffer now
+ * @attach: an attachment drm_compute_p2p_attach() accepted
+ *
+ * The driver's &dma_buf_ops.map_dma_buf calls it first.
+ *
+ * Context: the buffer's reservation lock held.
+ *
+ * Returns: 0; -ENODEV once the buffer is revoked; -EBUSY while a
+ * checkpoint has it paused (a dynamic importer tries again after the
+ * resume).
+ */
+int drm_compute_p2p_map_check(struct dma_buf_attachment *attach)
+{
+	struct drm_compute_p2p_importer *imp = attach->priv;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (imp->exp->revoked)
+		return -ENODEV;
+	return imp->exp->paused ? -EBUSY : 0;
+}
+EXPORT_SYMBOL(drm_compute_p2p_map_check);
 
 /**
  * drm_compute_p2p_invalidate - tell a buffer's importers to map it again
@@ -494,6 +532,72 @@ void drm_compute_p2p_revoke(struct drm_compute_p2p_export *exp,
 	dma_resv_unlock(resv);
 }
 EXPORT_SYMBOL(drm_compute_p2p_revoke);
+
+/**
+ * drm_compute_p2p_pause - take a buffer from its importers until a resume
+ * @exp: the buffer's export state
+ * @resv: the buffer's reservation object
+ *
+ * For a checkpoint (%DRM_COMPUTE_OP_CRIU_PAUSE): every importer is told
+ * (dma_buf_invalidate_mappings()) and the fences of @resv are waited for,
+ * so that no importer writes into the buffer while its contents are saved;
+ * until drm_compute_p2p_resume(), no attach, pin or map succeeds (-EBUSY).
+ * A pinned buffer cannot be taken: a pinned importer, or a kernel CPU
+ * mapping, is not told to let go. The report counts the invalidation.
+ *
+ * Context: process; takes @resv's lock, waits interruptibly.
+ *
+ * Returns: 0 (a revoked buffer has nothing to pause: 0 as well); -EBUSY
+ * when the buffer is pinned; -EINTR or -ERESTARTSYS on a signal, with the
+ * buffer not paused.
+ */
+int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
+			  struct dma_resv *resv)
+{
+	long wait;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(resv, NULL);
+	if (ret)
+		return ret;
+	if (exp->revoked || exp->paused)
+		goto out;
+	if (exp->pinned) {
+		ret = -EBUSY;
+		goto out;
+	}
+	exp->paused = true;
+	drm_compute_p2p_invalidate(exp);
+	wait = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				     MAX_SCHEDULE_TIMEOUT);
+	if (wait < 0) {
+		exp->paused = false;
+		ret = wait;
+	}
+out:
+	dma_resv_unlock(resv);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_p2p_pause);
+
+/**
+ * drm_compute_p2p_resume - give a paused buffer back to its importers
+ * @exp: the buffer's export state
+ * @resv: the buffer's reservation object
+ *
+ * Importers attach, pin and map again; a dynamic importer maps on its next
+ * use, as after any invalidation. Nothing to do for a buffer not paused.
+ *
+ * Context: process; takes @resv's lock.
+ */
+void drm_compute_p2p_resume(struct drm_compute_p2p_export *exp,
+			    struct dma_resv *resv)
+{
+	dma_resv_lock(resv, NULL);
+	exp->paused = false;
+	dma_resv_unlock(resv);
+}
+EXPORT_SYMBOL(drm_compute_p2p_resume);
 
 /* Out fields and reserved words: from export_flags to the end. */
 #define P2P_REPORT_OUT	offsetof(struct drm_compute_p2p_report, export_flags)

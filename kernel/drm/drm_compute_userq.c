@@ -571,6 +571,11 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		ret = -ENOENT;
 		goto err_unlock;
 	}
+	/* A checkpoint saves the queues it paused, no others. */
+	if (cfile->paused) {
+		ret = -EBUSY;
+		goto err_unlock;
+	}
 	if (drm_compute_xa_count(&cfile->queues) >= info->max_queues) {
 		ret = -ENOSPC;
 		goto err_unlock;
@@ -661,12 +666,18 @@ int drm_compute_userq_destroy_ioctl(struct drm_compute_file *cfile, void *data)
 }
 EXPORT_SYMBOL(drm_compute_userq_destroy_ioctl);
 
-static int userq_suspend(struct drm_compute_userq *q)
+/*
+ * Suspends @q; with @criu for a checkpoint's pause, which holds the queue
+ * (running or not) until its resume, and marks it when it suspended it.
+ */
+static int userq_suspend(struct drm_compute_userq *q, bool criu)
 {
 	u32 status;
 	int ret;
 
 	mutex_lock(&q->ctl_lock);
+	if (criu)
+		q->criu_held = true;
 	spin_lock(&q->lock);
 	status = q->status;
 	spin_unlock(&q->lock);
@@ -691,16 +702,35 @@ static int userq_suspend(struct drm_compute_userq *q)
 	else
 		ret = -EIO;	/* it faulted on the way */
 	spin_unlock(&q->lock);
+	if (!ret)
+		q->criu_suspended = criu;
 out:
 	mutex_unlock(&q->ctl_lock);
 	return ret;
 }
 
-static int userq_resume(struct drm_compute_userq *q)
+/*
+ * Resumes @q. Without @criu, not while a checkpoint holds it (-EBUSY);
+ * with @criu, for the checkpoint's resume: the hold ends, and the queue
+ * continues if the pause suspended it (-EINVAL otherwise).
+ */
+static int userq_resume(struct drm_compute_userq *q, bool criu)
 {
 	int ret = 0;
 
 	mutex_lock(&q->ctl_lock);
+	if (!criu && q->criu_held) {
+		ret = -EBUSY;
+		goto out;
+	}
+	if (criu) {
+		q->criu_held = false;
+		if (!q->criu_suspended) {
+			ret = -EINVAL;
+			goto out;
+		}
+		q->criu_suspended = false;
+	}
 	spin_lock(&q->lock);
 	if (q->stopped && !userq_dead(q))
 		ret = -ENOENT;	/* destroyed since the lookup */
@@ -718,8 +748,54 @@ static int userq_resume(struct drm_compute_userq *q)
 			spin_unlock(&q->lock);
 		}
 	}
+out:
 	mutex_unlock(&q->ctl_lock);
 	return ret;
+}
+
+/**
+ * drm_compute_userq_criu_pause - hold a queue for a checkpoint
+ * @q: a queue of the file being paused
+ *
+ * Suspends the queue if it runs; in any case only
+ * drm_compute_userq_criu_resume() continues it from now on.
+ *
+ * Context: process; the file's &drm_compute_file.criu_lock held.
+ *
+ * Returns: 1 when the queue was running and is now suspended for the
+ * checkpoint; 0 when there was nothing to suspend (suspended by its user,
+ * dead, or destroyed); or the driver's error from suspending it.
+ */
+int drm_compute_userq_criu_pause(struct drm_compute_userq *q)
+{
+	int ret = userq_suspend(q, true);
+
+	if (ret == -EINVAL || ret == -EIO || ret == -ENOENT)
+		return 0;
+	return ret ?: 1;
+}
+
+/**
+ * drm_compute_userq_criu_resume - release a queue a checkpoint held
+ * @q: a queue of the paused file
+ *
+ * The hold ends in any case; the queue continues if the pause suspended
+ * it. One that cannot continue stays suspended (or dead), in its user's
+ * hands.
+ *
+ * Context: process; the file's &drm_compute_file.criu_lock held.
+ *
+ * Returns: 1 when the queue runs again; 0 when the pause had not
+ * suspended it, or it died or was destroyed meanwhile; or the driver's
+ * error from resuming it.
+ */
+int drm_compute_userq_criu_resume(struct drm_compute_userq *q)
+{
+	int ret = userq_resume(q, true);
+
+	if (ret == -EINVAL || ret == -EIO || ret == -ENOENT)
+		return 0;
+	return ret ?: 1;
 }
 
 /**
@@ -749,10 +825,10 @@ int drm_compute_userq_control_ioctl(struct drm_compute_file *cfile, void *data)
 
 	switch (args->op) {
 	case DRM_COMPUTE_USERQ_OP_SUSPEND:
-		ret = userq_suspend(q);
+		ret = userq_suspend(q, false);
 		break;
 	case DRM_COMPUTE_USERQ_OP_RESUME:
-		ret = userq_resume(q);
+		ret = userq_resume(q, false);
 		break;
 	default:
 		spin_lock(&q->lock);

@@ -127,6 +127,7 @@ static void test_compute_requests(void)
 		REQ(SVM, drm_compute_svm),
 		REQ(P2P_REPORT, drm_compute_p2p_report),
 		REQ(CRIU_INFO, drm_compute_criu_info),
+		REQ(CRIU_PAUSE, drm_compute_criu_pause),
 	};
 #undef REQ
 	static const unsigned int bases[] = { DRM_VCOMPUTE_COMPUTE_BASE, 0x40 };

@@ -81,8 +81,10 @@ extern "C" {
 #define DRM_COMPUTE_OP_P2P_REPORT	0x0d
 /** DRM_COMPUTE_OP_CRIU_INFO - offset of &struct drm_compute_criu_info. */
 #define DRM_COMPUTE_OP_CRIU_INFO	0x0e
+/** DRM_COMPUTE_OP_CRIU_PAUSE - offset of &struct drm_compute_criu_pause. */
+#define DRM_COMPUTE_OP_CRIU_PAUSE	0x0f
 /** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
-#define DRM_COMPUTE_OP_COUNT		0x0f
+#define DRM_COMPUTE_OP_COUNT		0x10
 /** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
 #define DRM_COMPUTE_OP_MAX		0x20
 
@@ -132,6 +134,9 @@ extern "C" {
 #define DRM_COMPUTE_IOCTL_CRIU_INFO(base) \
 	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_INFO, \
 		 struct drm_compute_criu_info)
+#define DRM_COMPUTE_IOCTL_CRIU_PAUSE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_PAUSE, \
+		 struct drm_compute_criu_pause)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -764,7 +769,8 @@ struct drm_compute_doorbell {
  * or out fields; -EFAULT for an unreadable @cu_mask_ptr; -EACCES for a
  * privileged priority without CAP_SYS_NICE; -EPERM for a VM made with
  * %DRM_COMPUTE_VM_CREATE_SVM by another process (another address space);
- * -ENOSPC when the file has &drm_compute_query_userq.max_queues queues.
+ * -ENOSPC when the file has &drm_compute_query_userq.max_queues queues;
+ * -EBUSY while a checkpoint has the file paused (%DRM_COMPUTE_OP_CRIU_PAUSE).
  */
 struct drm_compute_userq_create {
 	/** @vm_id: in, the GPU VM the queue runs in. */
@@ -869,7 +875,8 @@ struct drm_compute_userq_destroy {
  *
  * Errors: -ENOENT for an unknown @queue_id; -EINVAL for an unknown @op, a
  * non-zero @flags or @pad, or an @op the queue's state forbids; -EIO for
- * a dead queue (faulted, hung or lost).
+ * a dead queue (faulted, hung or lost); -EBUSY to resume a queue while a
+ * checkpoint has its file paused (%DRM_COMPUTE_OP_CRIU_PAUSE).
  */
 struct drm_compute_userq_control {
 	/** @queue_id: in. */
@@ -1257,6 +1264,75 @@ struct drm_compute_criu_info {
 	/** @pad: must be zero. */
 	__u32 pad;
 	/** @reserved: must be zero; room for later counts. */
+	__u64 reserved[2];
+};
+
+/**
+ * DRM_COMPUTE_CRIU_OP_PAUSE - stop the file's GPU work and take its
+ * exported buffers from their importers, for a checkpoint.
+ */
+#define DRM_COMPUTE_CRIU_OP_PAUSE	1
+/** DRM_COMPUTE_CRIU_OP_RESUME - undo %DRM_COMPUTE_CRIU_OP_PAUSE. */
+#define DRM_COMPUTE_CRIU_OP_RESUME	2
+
+/**
+ * struct drm_compute_criu_pause - pause a file for a checkpoint, or resume it.
+ *
+ * The phase of a checkpoint that comes before anything is saved, after
+ * KFD's: %DRM_COMPUTE_CRIU_OP_PAUSE suspends every running user queue of
+ * the file, so that nothing the GPU does changes memory while it is saved,
+ * and takes every buffer of the file that is exported as a dma-buf from the
+ * devices that imported it: each importer is told to drop its mapping
+ * (move_notify), its pending work is waited for, and until the resume no
+ * attach, pin or map of the buffer succeeds (-EBUSY). No user queue can be
+ * created on the file meanwhile (-EBUSY), nor resumed by its user
+ * (%DRM_COMPUTE_USERQ_OP_RESUME: -EBUSY). %DRM_COMPUTE_CRIU_OP_RESUME
+ * continues exactly the queues the pause suspended and gives the buffers
+ * back; queues their user had suspended stay as they were.
+ *
+ * If the file is closed while paused (the process was checkpointed and
+ * went away), its paused buffers are revoked: importers that still hold
+ * them are told, and their next map fails with -ENODEV; the memory is
+ * freed when they let go. A restored process has buffers of its own.
+ *
+ * The pause fails, and leaves the file as it was (queues running, buffers
+ * with their importers), when a buffer cannot be taken: an importer pinned
+ * it (a static importer, or one that pins, as RDMA's pinned memory regions
+ * do) or a kernel CPU mapping holds it (%DRM_COMPUTE_OP_P2P_REPORT shows
+ * which), or an ordinary buffer, exported without a DRM_COMPUTE_BO_EXPORT_*
+ * flag, has an importer on another device (which cannot be told). Buffers
+ * imported from other devices are the exporter's to pause, not this file's.
+ * A rejected call leaves the structure as it came.
+ *
+ * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
+ * &struct drm_compute_criu_info. CRIU's onenode plugin pauses every file it
+ * dumps before it looks at what the file holds, and resumes the file when
+ * the dump fails or the process is left running.
+ *
+ * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info; -EINVAL for
+ * an unknown @op, non-zero @flags, out fields or @reserved;
+ * -EALREADY to pause a paused file or resume one that is not; -EBUSY when
+ * a buffer is pinned, as above; -EINTR on a signal while waiting for an
+ * importer, with the file as it was; -ENOMEM; the driver's error from
+ * suspending or resuming a queue (the pause undone; the resume carries on
+ * with the other queues and buffers).
+ */
+struct drm_compute_criu_pause {
+	/** @op: in, DRM_COMPUTE_CRIU_OP_*. */
+	__u32 op;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/**
+	 * @userqs: out, the queues the call suspended (PAUSE) or continued
+	 * (RESUME).
+	 */
+	__u32 userqs;
+	/**
+	 * @exports: out, the exported buffers the call took from their
+	 * importers (PAUSE) or gave back (RESUME), with or without importers.
+	 */
+	__u32 exports;
+	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };
 

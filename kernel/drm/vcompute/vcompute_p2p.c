@@ -124,8 +124,12 @@ static struct sg_table *vcompute_p2p_map(struct dma_buf_attachment *attach,
 {
 	struct drm_gem_object *obj = attach->dmabuf->priv;
 	struct sg_table *sgt;
-	int idx;
+	int idx, ret;
 
+	/* Not while revoked, nor while a checkpoint has the buffer paused. */
+	ret = drm_compute_p2p_map_check(attach);
+	if (ret)
+		return ERR_PTR(ret);
 	/*
 	 * Without a BAR the helper never decides peer-to-peer. With one, the
 	 * pages are P2PDMA pages: the DMA API maps them to bus addresses.

@@ -389,7 +389,8 @@ void amdgpu_compute_p2p_unpin(struct amdgpu_bo *bo,
  * Context: the reservation lock of @bo held.
  *
  * Returns: 0; ttm_bo_validate()'s error; -EBUSY when the buffer is pinned
- * where this importer cannot use it (a pin by amdgpu itself).
+ * where this importer cannot use it (a pin by amdgpu itself); -ENODEV or
+ * -EBUSY from drm_compute_p2p_map_check().
  */
 int amdgpu_compute_p2p_map_prepare(struct amdgpu_bo *bo,
 				   struct dma_buf_attachment *attach)
@@ -399,6 +400,10 @@ int amdgpu_compute_p2p_map_prepare(struct amdgpu_bo *bo,
 	struct ttm_resource *res;
 	int r;
 
+	/* Not while revoked, nor while a checkpoint has the buffer paused. */
+	r = drm_compute_p2p_map_check(attach);
+	if (r)
+		return r;
 	if (!bo->tbo.pin_count) {
 		struct ttm_operation_ctx ctx = { false, false };
 

@@ -422,6 +422,12 @@ struct drm_compute_p2p_export {
 	 * importers: no attach, pin or map succeeds any more.
 	 */
 	bool revoked;
+	/**
+	 * @paused: a checkpoint paused the buffer's file
+	 * (drm_compute_p2p_pause()): its importers were told, and no attach,
+	 * pin or map succeeds until drm_compute_p2p_resume() (-EBUSY).
+	 */
+	bool paused;
 	/** @decided_by: name of the importer that moved the buffer. */
 	char decided_by[32];
 	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
@@ -439,6 +445,11 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 			   struct dma_buf_attachment *attach);
 void drm_compute_p2p_detach(struct drm_gem_object *obj,
 			    struct dma_buf_attachment *attach);
+int drm_compute_p2p_map_check(struct dma_buf_attachment *attach);
+int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
+			  struct dma_resv *resv);
+void drm_compute_p2p_resume(struct drm_compute_p2p_export *exp,
+			    struct dma_resv *resv);
 int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 			struct dma_buf_attachment *attach);
 void drm_compute_p2p_unpin(struct drm_compute_p2p_export *exp,
@@ -505,6 +516,26 @@ struct drm_compute_file {
 	struct xarray vms;
 	/** @queues: id -> &struct drm_compute_userq; readers use RCU. */
 	struct xarray queues;
+	/**
+	 * @criu_lock: serializes the checkpoint phases of this file
+	 * (%DRM_COMPUTE_OP_CRIU_PAUSE) with each other and with its release.
+	 * Taken before @lock and before any queue's or buffer's lock.
+	 */
+	struct mutex criu_lock;
+	/**
+	 * @paused: a checkpoint paused the file; no queue may be created
+	 * until it resumes. Written under @criu_lock and @lock, read under
+	 * either.
+	 */
+	bool paused;
+	/**
+	 * @paused_bos: the exported buffers the pause took from their
+	 * importers, each with a reference; @nr_paused_bos of them. Under
+	 * @criu_lock.
+	 */
+	struct drm_gem_object **paused_bos;
+	/** @nr_paused_bos: entries of @paused_bos. */
+	u32 nr_paused_bos;
 };
 
 /**
@@ -644,6 +675,17 @@ struct drm_compute_userq {
 	bool destroyed;
 	/** @stopped: &drm_compute_ops.userq_stop ran, under @ctl_lock. */
 	bool stopped;
+	/**
+	 * @criu_held: a checkpoint paused the queue's file
+	 * (%DRM_COMPUTE_OP_CRIU_PAUSE): only its resume may continue the
+	 * queue. Under @ctl_lock.
+	 */
+	bool criu_held;
+	/**
+	 * @criu_suspended: the pause suspended the queue, so its resume
+	 * continues it. Under @ctl_lock.
+	 */
+	bool criu_suspended;
 	/** @wq: waiters on @fence and @status. */
 	wait_queue_head_t wq;
 	/** @link: in &drm_compute_device.userqs, protected by its lock. */
@@ -744,6 +786,7 @@ int drm_compute_userq_signal_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_criu_pause_ioctl(struct drm_compute_file *cfile, void *data);
 void drm_compute_svm_collect(struct drm_compute_vm *vm);
 u64 drm_compute_svm_chunk_end(struct drm_compute_vm *vm, u64 addr);
 unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
@@ -863,6 +906,12 @@ static int prefix##_compute_criu_info(struct drm_device *dev, void *data,	\
 {									\
 	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
 				drm_compute_criu_info_ioctl);		\
+}									\
+static int prefix##_compute_criu_pause(struct drm_device *dev, void *data,	\
+				struct drm_file *file)			\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_criu_pause_ioctl);		\
 }
 
 /**
@@ -964,6 +1013,12 @@ static int prefix##_compute_criu_info(struct drm_device *dev, void *data,	\
 		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
 		.func = prefix##_compute_criu_info,			\
 		.name = "DRM_COMPUTE_CRIU_INFO",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_CRIU_PAUSE] = {	\
+		.cmd = DRM_COMPUTE_IOCTL_CRIU_PAUSE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
+		.func = prefix##_compute_criu_pause,			\
+		.name = "DRM_COMPUTE_CRIU_PAUSE",			\
 	}
 
 #endif /* __DRM_COMPUTE_H__ */
