@@ -265,6 +265,20 @@ int Thread::issue(int fd, Call &c, const Expect &e)
 			fail("an unknown operation number succeeded");
 		return err;
 	}
+	/* A file left paused refuses new queues: resume it at once. */
+	if (!err && c.op == DRM_COMPUTE_OP_CRIU_PAUSE && c.proper() &&
+	    get(layout(c.op), view.data(), "op") == DRM_COMPUTE_CRIU_OP_PAUSE) {
+		drm_compute_criu_pause r{};
+		int rerr;
+
+		r.op = DRM_COMPUTE_CRIU_OP_RESUME;
+		rerr = issue_raw(fd, "CRIU_PAUSE/resume",
+				 DRM_IOWR(DRM_COMMAND_BASE + ctx.base + DRM_COMPUTE_OP_CRIU_PAUSE,
+					  drm_compute_criu_pause), &r, sizeof(r));
+		/* Another thread may have resumed a shared file first. */
+		if (rerr && rerr != EALREADY)
+			fail("the resume after the pause failed: " + errno_name(rerr));
+	}
 	MaskReader mask = [this](uint64_t p, uint32_t *w, size_t n) {
 		if (!in_scratch(p, n * 4))
 			return false;

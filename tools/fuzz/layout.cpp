@@ -182,6 +182,16 @@ constexpr Field criu_info_f[] = {
 	FR(CI, reserved, 1, Zero),
 };
 
+using CP = drm_compute_criu_pause;
+constexpr Field criu_pause_f[] = {
+	F(CP, op, Enum, DRM_COMPUTE_CRIU_OP_RESUME),
+	F(CP, flags, Flags, 0),
+	F(CP, userqs, Out, 0),
+	F(CP, exports, Out, 0),
+	FR(CP, reserved, 0, Zero),
+	FR(CP, reserved, 1, Zero),
+};
+
 #undef F
 #undef FR
 
@@ -203,6 +213,7 @@ const OpLayout table[] = {
 	L(DRM_COMPUTE_OP_SVM, "SVM", SV, svm_f),
 	L(DRM_COMPUTE_OP_P2P_REPORT, "P2P_REPORT", PR, p2p_report_f),
 	L(DRM_COMPUTE_OP_CRIU_INFO, "CRIU_INFO", CI, criu_info_f),
+	L(DRM_COMPUTE_OP_CRIU_PAUSE, "CRIU_PAUSE", CP, criu_pause_f),
 };
 
 #undef L

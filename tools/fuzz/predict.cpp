@@ -188,6 +188,12 @@ Expect predict(Thread &t, const Call &call, const std::vector<uint8_t> &v)
 	case DRM_COMPUTE_OP_CRIU_INFO:
 		/* Root, but a forked child may not be the file's owner. */
 		return Expect::of({ 0, EACCES }, "root, the owner or not");
+	case DRM_COMPUTE_OP_CRIU_PAUSE:
+		/*
+		 * A pause is resumed at once (Thread::issue()); another
+		 * thread's pause or resume may come between on a shared file.
+		 */
+		return Expect::of({ 0, EACCES, EALREADY, EBUSY }, "root, the owner or not");
 	default:
 		return Expect::any();
 	}

@@ -197,6 +197,13 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 			return "unknown op";
 		return "";
 	}
+	case DRM_COMPUTE_OP_CRIU_PAUSE: {
+		const uint64_t o = g("op");
+
+		if (o != DRM_COMPUTE_CRIU_OP_PAUSE && o != DRM_COMPUTE_CRIU_OP_RESUME)
+			return "unknown op";
+		return "";
+	}
 	case DRM_COMPUTE_OP_SVM: {
 		const uint64_t o = g("op"), start = g("start"), size = g("size");
 		uint64_t end;
@@ -333,9 +340,9 @@ bool documented(unsigned op, int err)
 	case DRM_COMPUTE_OP_VM_DESTROY: return in({ ENOENT, EBUSY, EINVAL }, err);
 	case DRM_COMPUTE_OP_VM_BIND: return in({ EINVAL, ENOENT, EOPNOTSUPP }, err);
 	case DRM_COMPUTE_OP_USERQ_CREATE:
-		return in({ ENOENT, EINVAL, EFAULT, EACCES, EPERM, ENOSPC }, err);
+		return in({ ENOENT, EINVAL, EFAULT, EACCES, EPERM, ENOSPC, EBUSY }, err);
 	case DRM_COMPUTE_OP_USERQ_DESTROY: return in({ ENOENT, EINVAL }, err);
-	case DRM_COMPUTE_OP_USERQ_CONTROL: return in({ ENOENT, EINVAL, EIO }, err);
+	case DRM_COMPUTE_OP_USERQ_CONTROL: return in({ ENOENT, EINVAL, EIO, EBUSY }, err);
 	case DRM_COMPUTE_OP_USERQ_STATE: return in({ ENOENT, EINVAL }, err);
 	case DRM_COMPUTE_OP_USERQ_WAIT:
 		return in({ ETIME, EIO, ECANCELED, ENOENT, EINVAL }, err);
@@ -344,6 +351,9 @@ bool documented(unsigned op, int err)
 		return in({ EOPNOTSUPP, EINVAL, ENOENT, EPERM, EFAULT }, err);
 	case DRM_COMPUTE_OP_P2P_REPORT:
 		return in({ EOPNOTSUPP, EINVAL, ENOENT, EFAULT }, err);
+	case DRM_COMPUTE_OP_CRIU_INFO: return in({ EPERM, EACCES, EINVAL }, err);
+	case DRM_COMPUTE_OP_CRIU_PAUSE:
+		return in({ EPERM, EACCES, EINVAL, EALREADY, EBUSY }, err);
 	default: return false;
 	}
 }
@@ -358,6 +368,7 @@ std::string errno_name(int err)
 	case EIO: return "EIO";
 	case EBADF: return "EBADF";
 	case EAGAIN: return "EAGAIN";
+	case EALREADY: return "EALREADY";
 	case ENOMEM: return "ENOMEM";
 	case EACCES: return "EACCES";
 	case EFAULT: return "EFAULT";
