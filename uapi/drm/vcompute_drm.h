@@ -340,18 +340,26 @@ struct vcompute_ctx_save {
  */
 
 /**
+ * VCOMPUTE_EDU_IMPORT_PIN - pin the buffer and map it at once, and keep
+ * the mapping until the import goes, as a pinned importer does (RDMA's
+ * pinned dma-buf memory regions, devmem TCP).
+ */
+#define VCOMPUTE_EDU_IMPORT_PIN	_BITUL(0)
+
+/**
  * struct vcompute_edu_import - %VCOMPUTE_EDU_IOCTL_IMPORT: attach a dma-buf
  * to the device, dynamically and with peer-to-peer allowed, replacing the
- * file's previous import.
+ * file's previous import. Without flags the buffer is mapped at the first
+ * write and given up whenever the exporter asks.
  *
- * Errors: -EINVAL for non-zero @flags; -EBADF for a bad @fd; what the
- * exporter's attach returns (-EBUSY for a REQUIRE_P2P buffer the device
- * cannot reach).
+ * Errors: -EINVAL for an unknown bit in @flags; -EBADF for a bad @fd; what
+ * the exporter's attach returns (-EBUSY for a REQUIRE_P2P buffer the device
+ * cannot reach), and with %VCOMPUTE_EDU_IMPORT_PIN its pin or map.
  */
 struct vcompute_edu_import {
 	/** @fd: in, the dma-buf. */
 	__s32 fd;
-	/** @flags: in, none defined: must be zero. */
+	/** @flags: in, VCOMPUTE_EDU_IMPORT_*. */
 	__u32 flags;
 };
 
@@ -363,7 +371,9 @@ struct vcompute_edu_import {
  * Errors: -ENOENT without an import; -EINVAL for non-zero @flags or @pad,
  * an @offset that is not 4 KiB aligned, a zero @size or a range past the
  * buffer; -EFAULT for unreadable @data; -ETIMEDOUT when the device does
- * not finish a transfer; -ENODEV after the device went away.
+ * not finish a transfer; -ENODEV after the device went away; the
+ * exporter's error from mapping the buffer (-EBUSY while a checkpoint has
+ * it paused, -ENODEV once it is revoked).
  */
 struct vcompute_edu_write {
 	/** @offset: in, byte offset in the buffer, 4 KiB aligned. */

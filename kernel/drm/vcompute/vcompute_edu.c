@@ -97,6 +97,8 @@ struct vcompute_edu_file {
 	struct sg_table *sgt;
 	/* A DMA into @sgt never finished: it is never unmapped; resv lock. */
 	bool stuck;
+	/* VCOMPUTE_EDU_IMPORT_PIN: @attach is pinned until it goes. */
+	bool pinned;
 	/* The caller's chunk, copied in before the engine is taken. */
 	u8 buf[EDU_BUF_SIZE];
 };
@@ -272,6 +274,9 @@ static void edu_detach(struct vcompute_edu_file *f)
 	if (f->sgt)
 		dma_buf_unmap_attachment(f->attach, f->sgt, DMA_BIDIRECTIONAL);
 	f->sgt = NULL;
+	if (f->pinned)
+		dma_buf_unpin(f->attach);
+	f->pinned = false;
 	dma_resv_unlock(dmabuf->resv);
 	dma_buf_detach(dmabuf, f->attach);
 	dma_buf_put(dmabuf);
@@ -290,9 +295,11 @@ static long edu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		struct dma_buf_attachment *attach;
 		struct dma_buf *dmabuf;
 
+		struct sg_table *sgt = NULL;
+
 		if (copy_from_user(&args, uarg, sizeof(args)))
 			return -EFAULT;
-		if (args.flags)
+		if (args.flags & ~VCOMPUTE_EDU_IMPORT_PIN)
 			return -EINVAL;
 		mutex_lock(&f->edu->lock);
 		ret = f->edu->gone ? -ENODEV : 0;
@@ -310,9 +317,33 @@ static long edu_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		mutex_lock(&f->lock);
 		edu_detach(f);
-		f->attach = attach;
+		/* The exporter may tell the attachment from now on: its lock. */
+		dma_resv_lock(dmabuf->resv, NULL);
+		ret = 0;
+		if (args.flags & VCOMPUTE_EDU_IMPORT_PIN) {
+			/* As a pinned importer: pinned and mapped for good. */
+			ret = dma_buf_pin(attach);
+			if (!ret) {
+				sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+				if (IS_ERR(sgt)) {
+					ret = PTR_ERR(sgt);
+					sgt = NULL;
+					dma_buf_unpin(attach);
+				}
+			}
+		}
+		if (!ret) {
+			f->attach = attach;
+			f->sgt = sgt;
+			f->pinned = !!sgt;
+		}
+		dma_resv_unlock(dmabuf->resv);
 		mutex_unlock(&f->lock);
-		return 0;
+		if (ret) {
+			dma_buf_detach(dmabuf, attach);
+			dma_buf_put(dmabuf);
+		}
+		return ret;
 	}
 	case VCOMPUTE_EDU_IOCTL_WRITE: {
 		struct vcompute_edu_write args;
