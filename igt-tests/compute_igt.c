@@ -244,6 +244,56 @@ static bool is_vgem(int fd, void *arg)
 }
 
 /**
+ * compute_find_edu - the first DMA-doing test importer (vcompute_edu.c)
+ * @dev: its misc device path, /dev/vcompute-edu-<PCI address>
+ * @len: room in @dev
+ *
+ * Returns: whether the VM has one.
+ */
+bool compute_find_edu(char *dev, size_t len)
+{
+	DIR *dir = opendir("/dev");
+	struct dirent *e;
+	bool found = false;
+
+	if (!dir)
+		return false;
+	while (!found && (e = readdir(dir)))
+		if (!strncmp(e->d_name, "vcompute-edu-", 13))
+			found = snprintf(dev, len, "/dev/%s", e->d_name) < (int)len;
+	closedir(dir);
+	return found;
+}
+
+/**
+ * compute_edu_import - open edu @dev and import dma-buf @dmabuf into it
+ *
+ * Returns: the edu's file; the import must succeed.
+ */
+int compute_edu_import(const char *dev, int dmabuf)
+{
+	struct vcompute_edu_import imp = { .fd = dmabuf };
+	int efd = open(dev, O_RDWR | O_CLOEXEC);
+
+	igt_assert_f(efd >= 0, "%s: %s\n", dev, strerror(errno));
+	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
+	return efd;
+}
+
+/**
+ * compute_edu_write - the edu of @efd DMA-writes @size bytes of @src at the
+ * start of its import
+ *
+ * Returns: 0 or -errno (the exporter's map error among them).
+ */
+int compute_edu_write(int efd, const void *src, uint64_t size)
+{
+	struct vcompute_edu_write w = { .size = size, .data = (uintptr_t)src };
+
+	return ioctl(efd, VCOMPUTE_EDU_IOCTL_WRITE, &w) ? -errno : 0;
+}
+
+/**
  * compute_open_vgem - open vgem's primary node (vgem has no render node)
  *
  * Returns: the fd, or -1 without vgem.

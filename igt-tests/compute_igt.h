@@ -81,6 +81,9 @@ void compute_open_file(const struct compute_dev *cd, struct compute_dev *other);
 void compute_close(struct compute_dev *cd);
 int compute_open_card(bool (*accept)(int fd, void *arg), void *arg);
 int compute_open_vgem(void);
+bool compute_find_edu(char *dev, size_t len);
+int compute_edu_import(const char *dev, int dmabuf);
+int compute_edu_write(int efd, const void *src, uint64_t size);
 void compute_require_userq(const struct compute_dev *cd);
 
 int compute_ioctl(const struct compute_dev *cd, unsigned int op, void *arg);

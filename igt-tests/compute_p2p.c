@@ -372,12 +372,7 @@ static void pci_queue(struct pci_node *x)
 /* Opens edu @e and imports dma-buf @fd into it; returns the edu's file. */
 static int edu_import(const struct edu_node *e, int fd)
 {
-	struct vcompute_edu_import imp = { .fd = fd };
-	int efd = open(e->dev, O_RDWR | O_CLOEXEC);
-
-	igt_assert_fd(efd);
-	igt_assert_eq(ioctl(efd, VCOMPUTE_EDU_IOCTL_IMPORT, &imp), 0);
-	return efd;
+	return compute_edu_import(e->dev, fd);
 }
 
 /*
