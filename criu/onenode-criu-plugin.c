@@ -14,6 +14,12 @@
  * a node whose driver or DEVICE report differs, and returns the fd; CRIU
  * then puts it at the task's fd number.
  *
+ * Before it looks at a file, the plugin pauses it (DRM_COMPUTE_OP_CRIU_PAUSE:
+ * its running queues suspended, its exported buffers taken from their
+ * importers); a buffer an importer pinned fails the pause and the dump. The
+ * files it paused are resumed when criu finishes (exit()), before criu lets
+ * the tasks go.
+ *
  * Not saved yet: GEM objects and their contents, GPU VMs, user queues,
  * mappings of the node, SVM ranges. A task that holds any of these cannot be
  * restored faithfully, so its dump fails: the kernel counts a file's objects
@@ -65,6 +71,15 @@ static bool in_inventory;
 static bool fault_dump;
 /* Dump: render-node fds seen in the tasks, files saved. */
 static unsigned int nr_fds_seen, nr_files_dumped;
+
+/* Dump: a file this plugin paused, on a copy of criu's fd, until exit(). */
+struct paused_file {
+	int id;
+	struct onenode_device dev;
+};
+
+static struct paused_file *paused;
+static unsigned int nr_paused;
 
 static const char *stage_name(int s)
 {
@@ -138,9 +153,87 @@ static int onenode_init(int s)
 	return 0;
 }
 
+/*
+ * Resume every file the dump paused. criu calls exit() before it lets the
+ * tasks go (alive after a failed dump or with --leave-running, killed
+ * otherwise), so it is still their tracer. No file holding objects is
+ * dumped yet, so a dump that went through paused only files without queues
+ * or buffers, and resuming them is right whatever becomes of the tasks.
+ */
+static void resume_paused(void)
+{
+	struct drm_compute_criu_pause out;
+
+	for (unsigned int i = 0; i < nr_paused; i++) {
+		struct paused_file *p = &paused[i];
+		int ret = onenode_criu_pause(&p->dev, DRM_COMPUTE_CRIU_OP_RESUME, &out);
+
+		if (ret)
+			log_err("file %#x: %s: the resume failed: %s; its queues may stay "
+				"suspended", p->id, p->dev.path, onenode_strerror(ret));
+		else
+			log_info("file %#x: resumed: %u queues, %u exported buffers",
+				 p->id, out.userqs, out.exports);
+		close(p->dev.fd);
+	}
+	free(paused);
+	paused = NULL;
+	nr_paused = 0;
+}
+
+/*
+ * Pause the file of @dev for the dump and keep a copy of its fd until
+ * exit(). A pinned buffer fails the pause, which changes nothing.
+ */
+static int pause_file(int id, const struct onenode_device *dev)
+{
+	struct drm_compute_criu_pause out;
+	struct paused_file *more;
+	int ret, fd;
+
+	more = realloc(paused, (nr_paused + 1) * sizeof(*paused));
+	if (!more)
+		return -ENOMEM;
+	paused = more;
+	fd = fcntl(dev->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		ret = -errno;
+		log_err("file %#x: cannot keep a copy of fd %d: %s", id, dev->fd, strerror(errno));
+		return ret;
+	}
+	ret = onenode_criu_pause(dev, DRM_COMPUTE_CRIU_OP_PAUSE, &out);
+	if (ret) {
+		close(fd);
+		if (ret == -EPERM)
+			log_err("file %#x: %s: the kernel refused the pause (%s): criu needs "
+				"CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN", id, dev->path,
+				onenode_strerror(ret));
+		else if (ret == -EBUSY)
+			log_err("file %#x: %s (%s): a buffer of the file is held by an importer "
+				"that cannot let go (a pinned importer such as an RDMA memory "
+				"region, a kernel mapping, or another device attached to a buffer "
+				"exported without an export flag; DRM_COMPUTE_OP_P2P_REPORT names "
+				"the importers); failing the dump, the process keeps running",
+				id, dev->path, dev->driver);
+		else
+			log_err("file %#x: %s: the pause failed: %s", id, dev->path,
+				onenode_strerror(ret));
+		return ret;
+	}
+	paused[nr_paused].id = id;
+	paused[nr_paused].dev = *dev;
+	paused[nr_paused].dev.fd = fd;
+	paused[nr_paused].dev.owns_fd = 0;
+	nr_paused++;
+	log_info("file %#x: paused: %u queues suspended, %u exported buffers taken from "
+		 "their importers", id, out.userqs, out.exports);
+	return 0;
+}
+
 static void onenode_exit(int s, int ret)
 {
 	if (s == CRIU_STAGE_DUMP) {
+		resume_paused();
 		log_info("dump finished (criu status %d): %u render-node fds seen, %u files saved",
 			 ret, nr_fds_seen, nr_files_dumped);
 		/*
@@ -245,6 +338,9 @@ static int onenode_dump_ext_file(int fd, int id)
 		return -ECANCELED;
 	}
 
+	ret = pause_file(id, &dev);
+	if (ret)
+		goto out;
 	ret = check_objects(id, &dev);
 	if (ret)
 		goto out;

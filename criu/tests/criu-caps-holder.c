@@ -10,13 +10,16 @@
  * DEVICE report is identical, and writes "PASS" or "FAIL: reason" to the
  * result file.
  *
- * It does not mmap the node: the plugin does not save mappings yet.
+ * It keeps no mapping of the node: the plugin does not save mappings yet.
  *
- * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer
- * and a GPU VM, which the plugin cannot save: the dump must fail. When
- * woken it then also checks that both still exist and that the kernel
- * still counts them for it as the file's owner (DRM_COMPUTE_OP_CRIU_INFO),
- * i.e. that criu's calls on the file did not take it over.
+ * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer,
+ * a GPU VM and a user queue (whose CPU mappings it then drops: the plugin
+ * refuses mappings of the node before it sees the file), which the plugin
+ * cannot save: the dump must fail. When woken it then also checks that
+ * they still exist, that the kernel still counts them for it as the file's
+ * owner (DRM_COMPUTE_OP_CRIU_INFO), i.e. that criu's calls on the file did
+ * not take it over, and that its queue is no longer suspended: the plugin
+ * paused the file before it looked, and resumed it after the failed dump.
  *
  * Usage: criu-caps-holder --probe
  *        criu-caps-holder READY-FILE GO-FILE RESULT-FILE
@@ -32,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -82,20 +86,52 @@ static int probe(void)
 	return 0;
 }
 
-/*
- * The buffer is still there (it has a mapping offset), and the kernel
- * counts one buffer and one VM for us, the file's owner.
- */
-static int check_objects(const struct onenode_device *dev, uint32_t bo)
+/* Drop every mapping of the node at @path (the queue's ring, state, doorbell). */
+static int unmap_node(const char *path)
 {
+	FILE *maps = fopen("/proc/self/maps", "r");
+	unsigned long start[16], end[16];
+	char line[512];
+	unsigned int n = 0;
+	int ret = 0;
+
+	if (!maps)
+		return -errno;
+	while (n < 16 && fgets(line, sizeof(line), maps)) {
+		const char *p = strchr(line, '/');
+
+		line[strcspn(line, "\n")] = 0;
+		if (p && !strcmp(p, path) && sscanf(line, "%lx-%lx", &start[n], &end[n]) == 2)
+			n++;
+	}
+	fclose(maps);
+	while (n--)
+		if (munmap((void *)start[n], end[n] - start[n]))
+			ret = -errno;
+	return ret;
+}
+
+/*
+ * The buffer is still there (it has a mapping offset), the kernel counts
+ * our buffers, VM and queue for us, the file's owner, and the queue runs
+ * (idle, not suspended).
+ */
+static int check_objects(const struct onenode_device *dev, uint32_t bo,
+			 const struct drm_compute_criu_info *before, uint32_t queue_id)
+{
+	struct drm_compute_userq_state st;
 	struct drm_compute_criu_info info;
 	uint64_t offset;
 	int ret = onenode_criu_info(dev, &info);
 
-	if (!ret && (info.bos != 1 || info.vms != 1))
+	if (!ret && (info.bos != before->bos || info.vms != 1 || info.userqs != 1))
 		ret = -ENOENT;
 	if (!ret)
 		ret = onenode_bo_mmap_offset(dev, bo, &offset);
+	if (!ret)
+		ret = onenode_userq_state(dev, queue_id, &st);
+	if (!ret && st.status == DRM_COMPUTE_USERQ_STATUS_SUSPENDED)
+		ret = -EBUSY;
 	return ret;
 }
 
@@ -107,6 +143,8 @@ int main(int argc, char **argv)
 	struct stat st_before, st_after;
 	char text[1024];
 	int ret, fl_before, fdfl_before;
+	struct drm_compute_criu_info counts = { 0 };
+	struct onenode_queue queue = { 0 };
 	uint32_t bo = 0, vm = 0;
 	int obj_ret = 0;
 	bool objects;
@@ -133,9 +171,19 @@ int main(int argc, char **argv)
 	}
 	objects = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "1");
 	if (objects) {
+		const struct onenode_queue_params params = {
+			.va = 0x10000000ull, .priority = ONENODE_PRIORITY_DEFAULT,
+		};
+
 		ret = onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &bo);
 		if (!ret)
 			ret = onenode_vm_create_flags(&dev, 0, &vm);
+		if (!ret)
+			ret = onenode_queue_init(&queue, &dev, vm, &params);
+		if (!ret)
+			ret = unmap_node(dev.path);
+		if (!ret)
+			ret = onenode_criu_info(&dev, &counts);
 		if (ret) {
 			snprintf(text, sizeof(text), "FAIL: objects: %s\n", onenode_strerror(ret));
 			write_file(argv[3], text);
@@ -162,7 +210,7 @@ int main(int argc, char **argv)
 	 * had criu's calls taken the file over.
 	 */
 	if (objects)
-		obj_ret = check_objects(&dev, bo);
+		obj_ret = check_objects(&dev, bo, &counts, queue.id);
 
 	/* The same fd number, without reopening anything. */
 	ret = onenode_device_from_fd(dev.fd, &again);
@@ -186,11 +234,12 @@ int main(int argc, char **argv)
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
 	} else if (obj_ret) {
-		snprintf(text, sizeof(text), "FAIL: the buffer and VM after the failed dump: %s\n",
-			 onenode_strerror(obj_ret));
+		snprintf(text, sizeof(text), "FAIL: the buffer, VM and queue after the failed "
+			 "dump: %s%s\n", onenode_strerror(obj_ret),
+			 obj_ret == -EBUSY ? " (the queue is still suspended)" : "");
 	} else {
 		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s\n", dev.fd,
-			 again.path, objects ? ", buffer and VM kept" : "");
+			 again.path, objects ? ", buffer, VM and running queue kept" : "");
 	}
 	write_file(argv[3], text);
 	return strncmp(text, "PASS", 4) ? 1 : 0;

@@ -20,10 +20,13 @@
 #   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
 #                     criu fails, the task keeps running and still passes
 #   dump-refuses-objects
-#                     the task holds a buffer and a GPU VM, which the plugin
-#                     cannot save: the dump fails with the kernel's counts,
-#                     the task keeps running with both, and still owns its
-#                     file (criu's calls did not take it over)
+#                     the task holds a buffer, a GPU VM and a user queue,
+#                     which the plugin cannot save: the plugin pauses the file
+#                     (the queue suspended), the dump fails with the kernel's
+#                     counts, the plugin resumes the file, and the task keeps
+#                     running with all three, its queue no longer suspended,
+#                     and still owns its file (criu's calls did not take it
+#                     over)
 set -u
 
 scenario=${1:?scenario}
@@ -218,10 +221,13 @@ dump-fails)
 dump-refuses-objects)
 	CRIU_HOLDER_OBJECTS=1 start_holder
 	if dump; then
-		fail "criu dump succeeded although the task holds a buffer and a VM"
+		fail "criu dump succeeded although the task holds a buffer, a VM and a queue"
 	fi
 	need_log "$img/dump.log" "onenode: plugin loaded for dump"
-	need_log "$img/dump.log" "holds compute objects this plugin cannot save yet: 1 buffers (0 exported, 0 imported), 1 GPU VMs, 0 user queues, 0 SVM ranges"
+	need_log "$img/dump.log" "paused: 1 queues suspended, 0 exported buffers taken from their importers"
+	# The queue's ring and state are buffers of the file too.
+	need_log "$img/dump.log" "holds compute objects this plugin cannot save yet: 3 buffers (0 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
+	need_log "$img/dump.log" "resumed: 1 queues, 0 exported buffers"
 	ls "$img"/onenode-*.img >/dev/null 2>&1 && fail "an image was written for a refused file"
 	alive "$pid" || fail "task $pid died with the failed dump"
 	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
