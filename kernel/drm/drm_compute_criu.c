@@ -67,8 +67,14 @@
  * are serialized by its &drm_compute_file.criu_lock, taken before its
  * &drm_compute_file.lock, any queue's &drm_compute_userq.ctl_lock and any
  * buffer's reservation lock; they hold references on the queues and
- * buffers they work on, taken under the file's locks, and no other lock
- * while they wait.
+ * buffers they work on, taken under the file's locks. The pause waits for
+ * a buffer's importers with &drm_compute_file.criu_lock and the buffer's
+ * reservation lock held, interruptibly.
+ *
+ * An ordinary buffer (exported without a DRM_COMPUTE_BO_EXPORT_* flag) has
+ * the PRIME helpers' dma-buf operations, which know nothing of a pause: it
+ * is checked for importers at the pause only; one that attaches later is
+ * not held off.
  *
  * The owner-or-tracer condition names whose state is being saved; it is
  * no security boundary beyond the capability: DRM core hands a file to
@@ -201,6 +207,8 @@ static int file_exports(struct drm_compute_file *cfile,
 	if (!*objs || !*handles) {
 		kvfree(*objs);
 		kvfree(*handles);
+		*objs = NULL;
+		*handles = NULL;
 		return -ENOMEM;
 	}
 	spin_lock(&file->table_lock);
@@ -315,7 +323,7 @@ static int criu_pause(struct drm_compute_file *cfile,
 		if (ret) {
 			if (ret == -EBUSY)
 				drm_dbg_driver(cdev->drm,
-					       "criu: pause: handle %u is pinned\n",
+					       "criu: pause: handle %u is held by an importer\n",
 					       handles[i]);
 			while (i--)
 				bo_resume(cdev, objs[i]);
@@ -415,24 +423,35 @@ EXPORT_SYMBOL(drm_compute_criu_pause_ioctl);
  * @cfile: the closing file
  *
  * A file closed while paused was checkpointed, or given up with its
- * process: its paused buffers are revoked (drm_compute_p2p_revoke()), so
- * that their importers, told at the pause, never map them again; the
- * memory goes when they let go. Nothing to do for a file not paused.
+ * process: its pause of each buffer ends, and a buffer no other file has a
+ * handle to is revoked (drm_compute_p2p_revoke()), so that its importers,
+ * told at the pause, never map it again; the memory goes when they let go.
+ * A buffer another file still holds stays that file's. Nothing to do for a
+ * file not paused.
  *
- * Context: process, at the file's release, before its queues go.
+ * Context: process, at the file's release after its GEM handles are gone
+ * (postclose), before its queues go.
  */
 void drm_compute_criu_file_fini(struct drm_compute_file *cfile)
 {
 	struct drm_compute_p2p_export *exp;
 	struct drm_gem_object *obj;
+	unsigned int others;
 	u32 i;
 
 	mutex_lock(&cfile->criu_lock);
 	for (i = 0; i < cfile->nr_paused_bos; i++) {
 		obj = cfile->paused_bos[i];
 		exp = bo_export_state(cfile->cdev, obj);
-		if (exp)
+		if (!exp)
+			continue;
+		mutex_lock(&obj->dev->object_name_lock);
+		others = obj->handle_count;
+		mutex_unlock(&obj->dev->object_name_lock);
+		/* Revoked before the pause ends: no map in between. */
+		if (!others)
 			drm_compute_p2p_revoke(exp, obj->resv);
+		drm_compute_p2p_resume(exp, obj->resv);
 	}
 	bos_put(cfile->paused_bos, cfile->nr_paused_bos);
 	cfile->paused_bos = NULL;

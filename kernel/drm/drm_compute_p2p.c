@@ -306,7 +306,7 @@ int drm_compute_p2p_attach(struct drm_compute_device *cdev,
 	reason = drm_compute_p2p_decide(&f);
 	if (exp->revoked) {
 		ret = -ENODEV;
-	} else if (exp->paused) {
+	} else if (exp->pauses) {
 		ret = -EBUSY;
 	} else if (exp->placement != DRM_COMPUTE_PLACEMENT_VRAM) {
 		imp->map = DRM_COMPUTE_P2P_MAP_HOST;
@@ -400,7 +400,7 @@ int drm_compute_p2p_pin(struct drm_compute_p2p_export *exp,
 		dma_resv_assert_held(attach->dmabuf->resv);
 	if (exp->revoked)
 		return -ENODEV;
-	if (exp->paused)
+	if (exp->pauses)
 		return -EBUSY;
 	exp->pinned++;
 	if (imp)
@@ -470,7 +470,7 @@ int drm_compute_p2p_map_check(struct dma_buf_attachment *attach)
 	dma_resv_assert_held(attach->dmabuf->resv);
 	if (imp->exp->revoked)
 		return -ENODEV;
-	return imp->exp->paused ? -EBUSY : 0;
+	return imp->exp->pauses ? -EBUSY : 0;
 }
 EXPORT_SYMBOL(drm_compute_p2p_map_check);
 
@@ -545,11 +545,15 @@ EXPORT_SYMBOL(drm_compute_p2p_revoke);
  * A pinned buffer cannot be taken: a pinned importer, or a kernel CPU
  * mapping, is not told to let go. The report counts the invalidation.
  *
- * Context: process; takes @resv's lock, waits interruptibly.
+ * Pauses count: a buffer with handles in several files (a PRIME import on
+ * the same device) may be paused by each, and stays paused until each has
+ * resumed it. A revoked buffer is paused with nothing to tell.
  *
- * Returns: 0 (a revoked buffer has nothing to pause: 0 as well); -EBUSY
- * when the buffer is pinned; -EINTR or -ERESTARTSYS on a signal, with the
- * buffer not paused.
+ * Context: process; takes @resv's lock, and waits interruptibly with it
+ * held.
+ *
+ * Returns: 0; -EBUSY when the buffer is pinned; -EINTR or -ERESTARTSYS on
+ * a signal, with the buffer not paused by this call.
  */
 int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
 			  struct dma_resv *resv)
@@ -560,18 +564,18 @@ int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
 	ret = dma_resv_lock_interruptible(resv, NULL);
 	if (ret)
 		return ret;
-	if (exp->revoked || exp->paused)
-		goto out;
-	if (exp->pinned) {
+	if (!exp->revoked && exp->pinned) {
 		ret = -EBUSY;
 		goto out;
 	}
-	exp->paused = true;
+	/* A second pause finds the importers told and waited for. */
+	if (exp->pauses++ || exp->revoked)
+		goto out;
 	drm_compute_p2p_invalidate(exp);
 	wait = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, true,
 				     MAX_SCHEDULE_TIMEOUT);
 	if (wait < 0) {
-		exp->paused = false;
+		exp->pauses--;
 		ret = wait;
 	}
 out:
@@ -585,8 +589,9 @@ EXPORT_SYMBOL(drm_compute_p2p_pause);
  * @exp: the buffer's export state
  * @resv: the buffer's reservation object
  *
- * Importers attach, pin and map again; a dynamic importer maps on its next
- * use, as after any invalidation. Nothing to do for a buffer not paused.
+ * Ends one drm_compute_p2p_pause(); after the last, importers attach, pin
+ * and map again (a dynamic importer maps on its next use, as after any
+ * invalidation).
  *
  * Context: process; takes @resv's lock.
  */
@@ -594,7 +599,8 @@ void drm_compute_p2p_resume(struct drm_compute_p2p_export *exp,
 			    struct dma_resv *resv)
 {
 	dma_resv_lock(resv, NULL);
-	exp->paused = false;
+	if (!WARN_ON(!exp->pauses))
+		exp->pauses--;
 	dma_resv_unlock(resv);
 }
 EXPORT_SYMBOL(drm_compute_p2p_resume);

@@ -666,18 +666,12 @@ int drm_compute_userq_destroy_ioctl(struct drm_compute_file *cfile, void *data)
 }
 EXPORT_SYMBOL(drm_compute_userq_destroy_ioctl);
 
-/*
- * Suspends @q; with @criu for a checkpoint's pause, which holds the queue
- * (running or not) until its resume, and marks it when it suspended it.
- */
-static int userq_suspend(struct drm_compute_userq *q, bool criu)
+static int userq_suspend(struct drm_compute_userq *q)
 {
 	u32 status;
 	int ret;
 
 	mutex_lock(&q->ctl_lock);
-	if (criu)
-		q->criu_held = true;
 	spin_lock(&q->lock);
 	status = q->status;
 	spin_unlock(&q->lock);
@@ -702,34 +696,19 @@ static int userq_suspend(struct drm_compute_userq *q, bool criu)
 	else
 		ret = -EIO;	/* it faulted on the way */
 	spin_unlock(&q->lock);
-	if (!ret)
-		q->criu_suspended = criu;
 out:
 	mutex_unlock(&q->ctl_lock);
 	return ret;
 }
 
-/*
- * Resumes @q. Without @criu, not while a checkpoint holds it (-EBUSY);
- * with @criu, for the checkpoint's resume: the hold ends, and the queue
- * continues if the pause suspended it (-EINVAL otherwise).
- */
-static int userq_resume(struct drm_compute_userq *q, bool criu)
+static int userq_resume(struct drm_compute_userq *q)
 {
 	int ret = 0;
 
 	mutex_lock(&q->ctl_lock);
-	if (!criu && q->criu_held) {
-		ret = -EBUSY;
+	if (q->criu_held) {
+		ret = -EBUSY;	/* only the checkpoint's resume */
 		goto out;
-	}
-	if (criu) {
-		q->criu_held = false;
-		if (!q->criu_suspended) {
-			ret = -EINVAL;
-			goto out;
-		}
-		q->criu_suspended = false;
 	}
 	spin_lock(&q->lock);
 	if (q->stopped && !userq_dead(q))
@@ -764,15 +743,35 @@ out:
  *
  * Returns: 1 when the queue was running and is now suspended for the
  * checkpoint; 0 when there was nothing to suspend (suspended by its user,
- * dead, or destroyed); or the driver's error from suspending it.
+ * dead, or destroyed); or the driver's error from suspending it, with the
+ * queue held all the same (drm_compute_userq_criu_resume() releases it).
  */
 int drm_compute_userq_criu_pause(struct drm_compute_userq *q)
 {
-	int ret = userq_suspend(q, true);
+	int ret = 0;
 
-	if (ret == -EINVAL || ret == -EIO || ret == -ENOENT)
-		return 0;
-	return ret ?: 1;
+	mutex_lock(&q->ctl_lock);
+	q->criu_held = true;
+	spin_lock(&q->lock);
+	/* Stopped: destroyed; a status: suspended by its user, or dead. */
+	if (q->stopped || q->status) {
+		spin_unlock(&q->lock);
+		goto out;
+	}
+	spin_unlock(&q->lock);
+	ret = q->cdev->ops->userq_suspend(q);
+	if (ret)
+		goto out;
+	spin_lock(&q->lock);
+	if (!q->status) {
+		q->status = DRM_COMPUTE_USERQ_STATUS_SUSPENDED;
+		q->criu_suspended = true;
+		ret = 1;
+	}	/* else it faulted on the way: dead, nothing to continue */
+	spin_unlock(&q->lock);
+out:
+	mutex_unlock(&q->ctl_lock);
+	return ret;
 }
 
 /**
@@ -780,8 +779,8 @@ int drm_compute_userq_criu_pause(struct drm_compute_userq *q)
  * @q: a queue of the paused file
  *
  * The hold ends in any case; the queue continues if the pause suspended
- * it. One that cannot continue stays suspended (or dead), in its user's
- * hands.
+ * it and it is still suspended. One that cannot continue stays suspended,
+ * in its user's hands.
  *
  * Context: process; the file's &drm_compute_file.criu_lock held.
  *
@@ -791,11 +790,32 @@ int drm_compute_userq_criu_pause(struct drm_compute_userq *q)
  */
 int drm_compute_userq_criu_resume(struct drm_compute_userq *q)
 {
-	int ret = userq_resume(q, true);
+	bool go = false;
+	int ret = 0;
 
-	if (ret == -EINVAL || ret == -EIO || ret == -ENOENT)
-		return 0;
-	return ret ?: 1;
+	mutex_lock(&q->ctl_lock);
+	q->criu_held = false;
+	if (!q->criu_suspended)
+		goto out;
+	q->criu_suspended = false;
+	spin_lock(&q->lock);
+	if (!q->stopped && q->status == DRM_COMPUTE_USERQ_STATUS_SUSPENDED) {
+		q->status = 0;
+		go = true;
+	}
+	spin_unlock(&q->lock);
+	if (go) {
+		ret = q->cdev->ops->userq_resume(q);
+		spin_lock(&q->lock);
+		if (ret && !q->status)
+			q->status = DRM_COMPUTE_USERQ_STATUS_SUSPENDED;
+		spin_unlock(&q->lock);
+		if (!ret)
+			ret = 1;
+	}
+out:
+	mutex_unlock(&q->ctl_lock);
+	return ret;
 }
 
 /**
@@ -825,10 +845,10 @@ int drm_compute_userq_control_ioctl(struct drm_compute_file *cfile, void *data)
 
 	switch (args->op) {
 	case DRM_COMPUTE_USERQ_OP_SUSPEND:
-		ret = userq_suspend(q, false);
+		ret = userq_suspend(q);
 		break;
 	case DRM_COMPUTE_USERQ_OP_RESUME:
-		ret = userq_resume(q, false);
+		ret = userq_resume(q);
 		break;
 	default:
 		spin_lock(&q->lock);

@@ -1281,19 +1281,25 @@ struct drm_compute_criu_info {
  * The phase of a checkpoint that comes before anything is saved, after
  * KFD's: %DRM_COMPUTE_CRIU_OP_PAUSE suspends every running user queue of
  * the file, so that nothing the GPU does changes memory while it is saved,
- * and takes every buffer of the file that is exported as a dma-buf from the
- * devices that imported it: each importer is told to drop its mapping
+ * and takes every buffer of the file made for export (a
+ * DRM_COMPUTE_BO_EXPORT_* flag) and exported as a dma-buf from the devices
+ * that imported it: each importer is told to drop its mapping
  * (move_notify), its pending work is waited for, and until the resume no
- * attach, pin or map of the buffer succeeds (-EBUSY). No user queue can be
+ * attach, pin or map of the buffer succeeds (-EBUSY). An ordinary buffer
+ * exported as a dma-buf must have no importer on another device at the
+ * pause; one that attaches later is not held off. No user queue can be
  * created on the file meanwhile (-EBUSY), nor resumed by its user
  * (%DRM_COMPUTE_USERQ_OP_RESUME: -EBUSY). %DRM_COMPUTE_CRIU_OP_RESUME
  * continues exactly the queues the pause suspended and gives the buffers
  * back; queues their user had suspended stay as they were.
  *
  * If the file is closed while paused (the process was checkpointed and
- * went away), its paused buffers are revoked: importers that still hold
- * them are told, and their next map fails with -ENODEV; the memory is
- * freed when they let go. A restored process has buffers of its own.
+ * went away), its paused buffers are revoked, but for those another file
+ * still has a handle to: importers that still hold them are told, and
+ * their next map fails with -ENODEV; the memory is freed when they let go.
+ * A restored process has buffers of its own. A buffer with handles in
+ * several files (a PRIME import on the same device) may be paused through
+ * each, and stays paused until each has resumed.
  *
  * The pause fails, and leaves the file as it was (queues running, buffers
  * with their importers), when a buffer cannot be taken: an importer pinned

@@ -344,7 +344,8 @@ void amdgpu_compute_p2p_detach(struct dma_buf *dmabuf,
  *
  * Context: the reservation lock of @bo held.
  *
- * Returns: 0, -ENODEV for a revoked buffer, or amdgpu_bo_pin()'s error.
+ * Returns: 0, -ENODEV for a revoked buffer, -EBUSY while a checkpoint
+ * has it paused, or amdgpu_bo_pin()'s error.
  */
 int amdgpu_compute_p2p_pin(struct amdgpu_bo *bo,
 			   struct dma_buf_attachment *attach)

@@ -423,11 +423,11 @@ struct drm_compute_p2p_export {
 	 */
 	bool revoked;
 	/**
-	 * @paused: a checkpoint paused the buffer's file
-	 * (drm_compute_p2p_pause()): its importers were told, and no attach,
-	 * pin or map succeeds until drm_compute_p2p_resume() (-EBUSY).
+	 * @pauses: checkpoints that paused a file holding the buffer
+	 * (drm_compute_p2p_pause()): while non-zero, its importers have been
+	 * told, and no attach, pin or map succeeds (-EBUSY).
 	 */
-	bool paused;
+	u32 pauses;
 	/** @decided_by: name of the importer that moved the buffer. */
 	char decided_by[32];
 	/** @importers: &struct drm_compute_p2p_importer, oldest first. */
