@@ -188,7 +188,8 @@ static void test_queues(void)
  * The edu, a DMA-doing dynamic importer, writes into an export buffer; the
  * pause tells it (the report counts the invalidation) and refuses its
  * writes (-EBUSY) until the resume, the buffer's bytes untouched; then
- * its write lands again.
+ * its write lands again. A second file holding the same buffer pauses it
+ * too, and its close while paused leaves the buffer to the first.
  */
 static void test_dynamic_importer(const char *edu)
 {
@@ -226,6 +227,30 @@ static void test_dynamic_importer(const char *edu)
 	igt_assert_eq(compute_edu_write(efd, b, SIZE), 0);
 	igt_assert_f(compute_check_pattern(m, SIZE, 202, &bad),
 		     "the importer's write after the resume: bad at byte %zu\n", bad);
+
+	/*
+	 * Another file of the device holds the same buffer: each pauses it,
+	 * it stays paused until both resume, and the other file closing
+	 * while paused does not revoke what this file still holds.
+	 */
+	{
+		struct compute_dev g;
+		uint32_t hg = 0;
+
+		compute_open_file(&cd, &g);
+		igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &hg), 0);
+		expect_pause(&f, DRM_COMPUTE_CRIU_OP_PAUSE, 0, 1);
+		expect_pause(&g, DRM_COMPUTE_CRIU_OP_PAUSE, 0, 1);
+		expect_pause(&g, DRM_COMPUTE_CRIU_OP_RESUME, 0, 1);
+		igt_assert_eq(compute_edu_write(efd, a, SIZE), -EBUSY);
+		expect_pause(&g, DRM_COMPUTE_CRIU_OP_PAUSE, 0, 1);
+		compute_close(&g);
+		igt_assert_eq(compute_edu_write(efd, a, SIZE), -EBUSY);
+		expect_pause(&f, DRM_COMPUTE_CRIU_OP_RESUME, 0, 1);
+		igt_assert_eq(compute_edu_write(efd, a, SIZE), 0);
+		igt_assert_f(compute_check_pattern(m, SIZE, 201, &bad),
+			     "the write after both resumed: bad at byte %zu\n", bad);
+	}
 
 	close(efd);
 	close(fd);
@@ -330,6 +355,10 @@ static void test_pinned(const char *edu)
 		igt_assert_eq(drmPrimeFDToHandle(vgem, pfd, &imp), 0);
 		igt_assert_eq(pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), -EBUSY);
 		compute_check_alive(&q);
+		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
+		/* The failed pause let the export buffer go again. */
+		igt_assert_eq(pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME, NULL), -EALREADY);
+		igt_assert_eq(drmPrimeFDToHandle(vgem, fd, &imp), 0);
 		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
 	}
 

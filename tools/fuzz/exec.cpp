@@ -265,8 +265,11 @@ int Thread::issue(int fd, Call &c, const Expect &e)
 			fail("an unknown operation number succeeded");
 		return err;
 	}
-	/* A file left paused refuses new queues: resume it at once. */
-	if (!err && c.op == DRM_COMPUTE_OP_CRIU_PAUSE && c.proper() &&
+	/*
+	 * A file left paused refuses new queues: resume it at once. The
+	 * kernel's view decides (a shorter or write-only request may pause).
+	 */
+	if (!err && c.op == DRM_COMPUTE_OP_CRIU_PAUSE &&
 	    get(layout(c.op), view.data(), "op") == DRM_COMPUTE_CRIU_OP_PAUSE) {
 		drm_compute_criu_pause r{};
 		int rerr;

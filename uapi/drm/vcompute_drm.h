@@ -349,8 +349,9 @@ struct vcompute_ctx_save {
 /**
  * struct vcompute_edu_import - %VCOMPUTE_EDU_IOCTL_IMPORT: attach a dma-buf
  * to the device, dynamically and with peer-to-peer allowed, replacing the
- * file's previous import. Without flags the buffer is mapped at the first
- * write and given up whenever the exporter asks.
+ * file's previous import (which goes even when the new one fails). Without
+ * flags the buffer is mapped at the first write and given up whenever the
+ * exporter asks.
  *
  * Errors: -EINVAL for an unknown bit in @flags; -EBADF for a bad @fd; what
  * the exporter's attach returns (-EBUSY for a REQUIRE_P2P buffer the device
