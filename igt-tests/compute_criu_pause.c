@@ -69,13 +69,6 @@ static void expect_pause(const struct compute_dev *f, uint32_t op, uint32_t user
 	igt_assert(!p.reserved[0] && !p.reserved[1]);
 }
 
-static int control(const struct compute_dev *f, uint32_t queue_id, uint32_t op)
-{
-	struct drm_compute_userq_control c = { .queue_id = queue_id, .op = op };
-
-	return compute_ioctl(f, DRM_COMPUTE_OP_USERQ_CONTROL, &c);
-}
-
 /* A PREFER_P2P buffer, in device memory where the device has some. */
 static uint32_t export_bo(const struct compute_dev *f)
 {
@@ -88,31 +81,12 @@ static uint32_t export_bo(const struct compute_dev *f)
 	return handle;
 }
 
-static int prime_fd(const struct compute_dev *f, uint32_t handle)
-{
-	int fd = -1;
-
-	igt_assert_eq(drmPrimeHandleToFD(f->fd, handle, DRM_CLOEXEC | DRM_RDWR, &fd), 0);
-	return fd;
-}
-
 static uint32_t invalidations(const struct compute_dev *f, uint32_t handle)
 {
 	struct drm_compute_p2p_report r;
 
 	igt_assert_eq(onenode_p2p_report(&f->dev, handle, &r, NULL, 0), 0);
 	return r.invalidations;
-}
-
-static void assert_memory(uint64_t used, int64_t pages, const char *when)
-{
-	uint64_t u;
-	int64_t p;
-
-	igt_assert_eq(compute_memory(&cd, &u, &p), 0);
-	igt_assert_f(u == used && p == pages,
-		     "%s: device memory %" PRIu64 " bytes, %" PRId64 " own pages; "
-		     "before: %" PRIu64 ", %" PRId64 "\n", when, u, p, used, pages);
 }
 
 /*
@@ -141,16 +115,16 @@ static void test_queues(void)
 	compute_emit(&run, pkt, onenode_pkt_wait_mem(pkt, flag.va, VCOMPUTE_WAIT_EQ, 1,
 						    ~0ull, 0, 0));
 	fence = compute_submit(&run);
-	igt_assert_eq(control(&f, held.q.id, DRM_COMPUTE_USERQ_OP_SUSPEND), 0);
+	igt_assert_eq(onenode_userq_control(&f.dev, held.q.id, DRM_COMPUTE_USERQ_OP_SUSPEND), 0);
 
 	expect_pause(&f, DRM_COMPUTE_CRIU_OP_PAUSE, 1, 0);
 	compute_assert_status(&f, run.q.id, DRM_COMPUTE_USERQ_STATUS_SUSPENDED, &st);
 	compute_assert_status(&f, held.q.id, DRM_COMPUTE_USERQ_STATUS_SUSPENDED, &st);
 	/* The checkpoint's queue is not its user's to resume. */
-	igt_assert_eq(control(&f, run.q.id, DRM_COMPUTE_USERQ_OP_RESUME), -EBUSY);
-	igt_assert_eq(control(&f, run.q.id, DRM_COMPUTE_USERQ_OP_SUSPEND), -EINVAL);
+	igt_assert_eq(onenode_userq_control(&f.dev, run.q.id, DRM_COMPUTE_USERQ_OP_RESUME), -EBUSY);
+	igt_assert_eq(onenode_userq_control(&f.dev, run.q.id, DRM_COMPUTE_USERQ_OP_SUSPEND), -EINVAL);
 	/* Nor is the queue its user suspended before: the file is held. */
-	igt_assert_eq(control(&f, held.q.id, DRM_COMPUTE_USERQ_OP_RESUME), -EBUSY);
+	igt_assert_eq(onenode_userq_control(&f.dev, held.q.id, DRM_COMPUTE_USERQ_OP_RESUME), -EBUSY);
 	/* No new queue while paused. */
 	{
 		const struct onenode_queue_params params = {
@@ -171,7 +145,7 @@ static void test_queues(void)
 	compute_check_alive(&run);
 	/* The user's own suspension stayed, and is the user's to end. */
 	compute_assert_status(&f, held.q.id, DRM_COMPUTE_USERQ_STATUS_SUSPENDED, &st);
-	igt_assert_eq(control(&f, held.q.id, DRM_COMPUTE_USERQ_OP_RESUME), 0);
+	igt_assert_eq(onenode_userq_control(&f.dev, held.q.id, DRM_COMPUTE_USERQ_OP_RESUME), 0);
 	compute_check_alive(&held);
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(2), &extra);
 	compute_check_alive(&extra);
@@ -207,7 +181,7 @@ static void test_dynamic_importer(const char *edu)
 	compute_open_file(&cd, &f);
 	h = export_bo(&f);
 	m = compute_bo_map(&f, h, SIZE);
-	fd = prime_fd(&f, h);
+	fd = compute_prime_fd(&f, h);
 	efd = compute_edu_import(edu, fd);
 	compute_fill_pattern(a, SIZE, 201);
 	igt_assert_eq(compute_edu_write(efd, a, SIZE), 0);
@@ -257,7 +231,7 @@ static void test_dynamic_importer(const char *edu)
 	munmap(m, SIZE);
 	compute_bo_close(&f, h);
 	compute_close(&f);
-	assert_memory(used, pages, "after every close");
+	compute_assert_memory(&cd, used, pages, "after every close");
 	free(a);
 	free(b);
 }
@@ -280,7 +254,7 @@ static void test_revoke_at_close(const char *edu)
 	igt_assert_eq(compute_memory(&cd, &used, &pages), 0);
 	compute_open_file(&cd, &f);
 	h = export_bo(&f);
-	fd = prime_fd(&f, h);
+	fd = compute_prime_fd(&f, h);
 	efd = compute_edu_import(edu, fd);
 	compute_fill_pattern(a, SIZE, 211);
 	igt_assert_eq(compute_edu_write(efd, a, SIZE), 0);
@@ -296,9 +270,9 @@ static void test_revoke_at_close(const char *edu)
 	compute_close(&f);
 	igt_assert_eq(compute_edu_write(efd, a, SIZE), -ENODEV);
 	/* The importer still holds the buffer: its pages stay. */
-	assert_memory(used_paused, pages_paused, "the importer holds the revoked buffer");
+	compute_assert_memory(&cd, used_paused, pages_paused, "the importer holds the revoked buffer");
 	close(efd);
-	assert_memory(used, pages, "after the importer let go");
+	compute_assert_memory(&cd, used, pages, "after the importer let go");
 	free(a);
 }
 
@@ -328,7 +302,7 @@ static void test_pinned(const char *edu)
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
 	h = export_bo(&f);
 	m = compute_bo_map(&f, h, SIZE);
-	fd = prime_fd(&f, h);
+	fd = compute_prime_fd(&f, h);
 	nbufs++;
 
 	if (edu[0]) {
@@ -350,7 +324,7 @@ static void test_pinned(const char *edu)
 	}
 	if (vgem >= 0) {
 		plain = compute_bo(&f, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM);
-		pfd = prime_fd(&f, plain);
+		pfd = compute_prime_fd(&f, plain);
 		nbufs++;
 		igt_assert_eq(drmPrimeFDToHandle(vgem, pfd, &imp), 0);
 		igt_assert_eq(pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), -EBUSY);
@@ -507,10 +481,10 @@ static void *queue_churn(void *arg)
 			churn_bad(c, 1000 - ret);
 			break;
 		}
-		ret = control(c->f, q.id, DRM_COMPUTE_USERQ_OP_SUSPEND);
+		ret = onenode_userq_control(&c->f->dev, q.id, DRM_COMPUTE_USERQ_OP_SUSPEND);
 		if (ret && ret != -EINVAL)	/* -EINVAL: paused already */
 			churn_bad(c, 2000 - ret);
-		ret = control(c->f, q.id, DRM_COMPUTE_USERQ_OP_RESUME);
+		ret = onenode_userq_control(&c->f->dev, q.id, DRM_COMPUTE_USERQ_OP_RESUME);
 		if (ret == -EBUSY || ret == -EINVAL)
 			atomic_fetch_add(&c->refused, 1);
 		else if (ret)
@@ -610,7 +584,7 @@ static void test_race(void)
 	compute_close(&f);
 	if (c.vgem >= 0)
 		close(c.vgem);
-	assert_memory(used, pages, "after the race and every close");
+	compute_assert_memory(&cd, used, pages, "after the race and every close");
 }
 
 igt_main

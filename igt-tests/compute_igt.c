@@ -243,6 +243,33 @@ static bool is_vgem(int fd, void *arg)
 	return onenode_fd_is_driver(fd, "vgem");
 }
 
+/** compute_prime_fd - export GEM @handle of @cd as a read-write dma-buf fd */
+int compute_prime_fd(const struct compute_dev *cd, uint32_t handle)
+{
+	int fd = -1;
+
+	igt_assert_eq(drmPrimeHandleToFD(cd->fd, handle, DRM_CLOEXEC | DRM_RDWR, &fd), 0);
+	return fd;
+}
+
+/**
+ * compute_assert_memory - the device's memory is as it was
+ * @used: device memory in use before (compute_memory())
+ * @pages: the driver's own system pages before
+ * @when: what the failure message says
+ */
+void compute_assert_memory(const struct compute_dev *cd, uint64_t used, int64_t pages,
+			   const char *when)
+{
+	uint64_t u;
+	int64_t p;
+
+	igt_assert_eq(compute_memory(cd, &u, &p), 0);
+	igt_assert_f(u == used && p == pages,
+		     "%s: device memory %" PRIu64 " bytes, %" PRId64 " own pages; "
+		     "before: %" PRIu64 ", %" PRId64 "\n", when, u, p, used, pages);
+}
+
 /**
  * compute_find_edu - the first DMA-doing test importer (vcompute_edu.c)
  * @dev: its misc device path, /dev/vcompute-edu-<PCI address>

@@ -234,6 +234,9 @@ int compute_read_param(const char *module, const char *param, unsigned long long
 int compute_write_param(const char *module, const char *param, unsigned long long value);
 int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max);
 int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
+void compute_assert_memory(const struct compute_dev *cd, uint64_t used, int64_t pages,
+			   const char *when);
+int compute_prime_fd(const struct compute_dev *cd, uint32_t handle);
 int64_t compute_all_own_pages(const struct compute_dev *cd);
 int compute_reset(const struct compute_dev *cd);
 bool compute_drop_cap(unsigned int cap);

@@ -99,9 +99,6 @@ static const struct {
 	{ "host-only", DRM_COMPUTE_BO_EXPORT_HOST_ONLY, DRM_COMPUTE_PLACEMENT_SYSTEM },
 };
 
-static void assert_memory(const struct compute_dev *dev, uint64_t used, int64_t pages,
-			  const char *when);
-
 /* ---- the PCI instances ---- */
 
 #define MAX_PCI 8
@@ -247,14 +244,6 @@ static uint32_t export_bo(const struct compute_dev *dev, uint64_t size,
 	return handle;
 }
 
-static int prime_fd(const struct compute_dev *dev, uint32_t handle)
-{
-	int fd = -1;
-
-	igt_assert_eq(drmPrimeHandleToFD(dev->fd, handle, DRM_CLOEXEC | DRM_RDWR, &fd), 0);
-	return fd;
-}
-
 /* Import @fd into the DRM file @fd_dev: 0 and *@handle, or -errno. */
 static int import(int fd_dev, int fd, uint32_t *handle)
 {
@@ -312,7 +301,7 @@ static void pci_pair(struct pci_node *x, struct pci_node *y, uint32_t flag)
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, flag);
 	m = compute_bo_map(&x->cd, h, SIZE);
 	compute_fill_pattern(m, SIZE, 101);
-	fd = prime_fd(&x->cd, h);
+	fd = compute_prime_fd(&x->cd, h);
 	ret = import(y->cd.fd, fd, &imp);
 	memset(att, 0, sizeof(att));
 	report(&x->cd, h, &r, att, 1);
@@ -405,7 +394,7 @@ static void edu_pair(struct pci_node *x, const struct edu_node *e)
 	igt_assert(src);
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(&x->cd, h, SIZE);
-	fd = prime_fd(&x->cd, h);
+	fd = compute_prime_fd(&x->cd, h);
 	efd = edu_import(e, fd);
 
 	memset(att, 0, sizeof(att));
@@ -540,7 +529,7 @@ static void report_invalid(void)
 
 	/* With an importer, an unwritable array faults and the argument stays. */
 	{
-		int fd = prime_fd(&cd, h);
+		int fd = compute_prime_fd(&cd, h);
 		uint32_t imp = 0;
 
 		igt_assert_eq(import(peer.fd, fd, &imp), 0);
@@ -585,7 +574,7 @@ static void prefer_moves(int importer_fd, uint32_t want_reason, const char *want
 	assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_NONE, "before export");
 	igt_assert_eq_u32(r.count, 0);
 
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	igt_assert_eq(import(importer_fd, fd, &imp), 0);
 
 	report(&cd, h, &r, att, 2);
@@ -639,7 +628,7 @@ static void require_refuses(void)
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
 	cpu = compute_bo_map(&cd, h, SIZE);
 	compute_fill_pattern(cpu, SIZE, 81);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 
 	igt_assert_eq(import(vgem, fd, &imp), -EBUSY);
 	report(&cd, h, &r, NULL, 0);
@@ -671,7 +660,7 @@ static void host_only_importers(void)
 	int fd;
 
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	igt_assert_eq(import(vgem, fd, &iv), 0);
 	igt_assert_eq(import(peer.fd, fd, &ip), 0);
 
@@ -718,7 +707,7 @@ static void close_order(int order)
 	m = compute_bo_map(&cd, h, SIZE);
 	compute_fill_pattern(m, SIZE, 91 + order);
 	munmap(m, SIZE);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	igt_assert_eq(import(peer.fd, fd, &imp), 0);
 	close(fd);
 	if (order == 0) {
@@ -738,7 +727,7 @@ static void close_order(int order)
 		compute_bo_close(&peer, imp);
 	}
 	/* Moved to system memory for the importer, freed with the last user. */
-	assert_memory(&cd, used, pages, "after both closed");
+	compute_assert_memory(&cd, used, pages, "after both closed");
 }
 
 /*
@@ -764,7 +753,7 @@ static void unplug_exporter(const struct edu_node *e)
 	igt_assert_f(pages0 >= 0, "debugfs all_own_pages: %" PRId64 "\n", pages0);
 	compute_instance_up("p2pgone", 16, &gone);
 	h = export_bo(&gone, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
-	fd = prime_fd(&gone, h);
+	fd = compute_prime_fd(&gone, h);
 	igt_assert_eq(import(cd.fd, fd, &imp), 0);
 	if (e) {
 		efd = edu_import(e, fd);
@@ -810,7 +799,7 @@ static void race_import_report(void)
 	int fd;
 
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, DRM_COMPUTE_BO_EXPORT_HOST_ONLY);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	igt_fork(child, RACE_CHILDREN) {
 		for (int i = 0; i < RACE_ROUNDS; i++) {
 			uint32_t imp = 0;
@@ -865,7 +854,7 @@ static void device_reset(struct pci_node *x, const struct edu_node *e)
 	igt_assert_eq(compute_memory(&x->cd, &used, &pages), 0);
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(&x->cd, h, SIZE);
-	fd = prime_fd(&x->cd, h);
+	fd = compute_prime_fd(&x->cd, h);
 	efd = edu_import(e, fd);
 	edu_write_pattern(efd, src, 161, &w);
 
@@ -905,7 +894,7 @@ static void device_reset(struct pci_node *x, const struct edu_node *e)
 	munmap(m, SIZE);
 	close(fd);
 	compute_bo_close(&x->cd, h);
-	assert_memory(&x->cd, used, pages, "after the reset and every close");
+	compute_assert_memory(&x->cd, used, pages, "after the reset and every close");
 	free(src);
 }
 
@@ -935,7 +924,7 @@ static void zcrx_pair(struct pci_node *x, const struct nic_node *n)
 	ring = syscall(__NR_io_uring_setup, 8, &params);
 	igt_assert_f(ring >= 0, "io_uring_setup: %s\n", strerror(errno));
 	h = export_bo(&x->cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
-	fd = prime_fd(&x->cd, h);
+	fd = compute_prime_fd(&x->cd, h);
 	area.len = SIZE;
 	area.flags = IORING_ZCRX_AREA_DMABUF;
 	area.dmabuf_fd = fd;
@@ -1027,18 +1016,6 @@ static struct ibv_mr *rdma_host_mr(size_t size, uint32_t seed, void **mem)
 	return mr;
 }
 
-static void assert_memory(const struct compute_dev *dev, uint64_t used, int64_t pages,
-			  const char *when)
-{
-	uint64_t u;
-	int64_t p;
-
-	igt_assert_eq(compute_memory(dev, &u, &p), 0);
-	igt_assert_f(u == used && p == pages,
-		     "%s: device memory %" PRIu64 " bytes, %" PRId64 " own pages; "
-		     "before: %" PRIu64 ", %" PRId64 "\n", when, u, p, used, pages);
-}
-
 /*
  * rxe registers a PREFER_P2P buffer of @dev in device memory as a dma-buf
  * memory region and RDMA-writes a pattern into it: the buffer stays where
@@ -1061,7 +1038,7 @@ static void rdma_mr(struct compute_dev *dev)
 	igt_assert_eq(compute_memory(dev, &used, &pages), 0);
 	h = export_bo(dev, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
 	m = compute_bo_map(dev, h, SIZE);
-	fd = prime_fd(dev, h);
+	fd = compute_prime_fd(dev, h);
 	igt_assert_eq(onenode_rdma_reg_dmabuf(rdma, fd, 0, SIZE, &mr), 0);
 	report(dev, h, &r, NULL, 0);
 	igt_assert_eq_u64(r.placement, DRM_COMPUTE_PLACEMENT_VRAM);
@@ -1116,7 +1093,7 @@ static void rdma_mr(struct compute_dev *dev)
 	compute_vm_destroy(dev, vm);
 	close(fd);
 	compute_bo_close(dev, h);
-	assert_memory(dev, used, pages, "every reference dropped");
+	compute_assert_memory(dev, used, pages, "every reference dropped");
 }
 
 /* Bad registrations fail with the errno verbs gives and register nothing. */
@@ -1135,7 +1112,7 @@ static void rdma_invalid(void)
 			     errno, strerror(errno), (err));		\
 	} while (0)
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	igt_assert_fd(null);
 	REG_FAILS(ibv_reg_dmabuf_mr(pd, 0, SIZE, 0, -1, rw), EBADF);
@@ -1190,7 +1167,7 @@ static void rdma_exporter_first(void)
 	igt_assert_eq(compute_memory(&cd, &used, &pages), 0);
 	compute_open_file(&cd, &own);
 	h = export_bo(&own, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
-	fd = prime_fd(&own, h);
+	fd = compute_prime_fd(&own, h);
 	igt_assert_eq(onenode_rdma_reg_dmabuf(rdma, fd, 0, SIZE, &mr), 0);
 	close(fd);
 	compute_bo_close(&own, h);
@@ -1200,7 +1177,7 @@ static void rdma_exporter_first(void)
 	igt_assert_eq(ibv_dereg_mr(mr), 0);
 	igt_assert_eq(ibv_dereg_mr(src_mr), 0);
 	free(src);
-	assert_memory(&cd, used, pages, "after the last region went");
+	compute_assert_memory(&cd, used, pages, "after the last region went");
 }
 
 /*
@@ -1215,7 +1192,7 @@ static void rdma_race(void)
 	int fd;
 
 	h = export_bo(&cd, SIZE, DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_BO_EXPORT_PREFER_P2P);
-	fd = prime_fd(&cd, h);
+	fd = compute_prime_fd(&cd, h);
 	igt_fork(child, RACE_CHILDREN) {
 		struct onenode_rdma *own;
 
