@@ -11,14 +11,55 @@ export ONENODE_BUILD=/onenode/cache/build/user
 # The project's modules, from the kernel build this VM booted
 # (ONENODE_KBUILD, ONENODE_MODULES: set by ./onenode vm). Their KUnit
 # modules run their suites at load, so they are loaded only in a KUnit boot.
+#
+# vcompute and vcompute_edu bind only to the PCI functions they are handed
+# (issue 23: an ivshmem function in a VM is usually memory shared with
+# another VM). Each is first loaded without its pci_functions parameter:
+# OUTDIR/unasked-binding.txt, which ./onenode test requires to be empty,
+# records any function it claimed anyway and any PCI alias by which udev
+# would load it. Then it is loaded again, handed this VM's test functions:
+# ivshmem-plain (1af4:1110) for vcompute, edu (1234:11e8) for vcompute_edu.
+# (Shell builtins only in the loops: under TCG every process costs.)
+is_pci() {	# is_pci DIR VENDOR DEVICE
+	local v d
+	read -r v <"$1/vendor" && read -r d <"$1/device" && [ "$v" = "$2" ] && [ "$d" = "$3" ]
+}
+pci_functions() {	# pci_functions VENDOR DEVICE: their names, comma-separated
+	local d list=
+	for d in /sys/bus/pci/devices/*; do
+		is_pci "$d" "$1" "$2" && list=$list${list:+,}${d##*/}
+	done
+	echo "$list"
+}
+unasked() {	# unasked MODULE VENDOR DEVICE
+	local d drv
+	if modinfo -F alias "$ONENODE_KBUILD/$1" | grep -q '^pci:'; then
+		echo "${1##*/} has a PCI alias: udev would load it by ID" >>"$out/unasked-binding.txt"
+	fi
+	for d in /sys/bus/pci/devices/*; do
+		is_pci "$d" "$2" "$3" && [ -e "$d/driver" ] || continue
+		drv=$(readlink "$d/driver")
+		echo "${d##*/} ($2:$3) bound to ${drv##*/} at load, unasked" >>"$out/unasked-binding.txt"
+	done
+}
+: >"$out/unasked-binding.txt"
 for m in ${ONENODE_MODULES:-}; do
 	args=
+	pci=
 	case $m in
 	*_test.ko) grep -qw 'kunit.enable=1' /proc/cmdline || continue ;;
+	*/vcompute.ko) pci="0x1af4 0x1110" ;;
 	# The test VM's edu functions take 64-bit DMA (tools/lib.sh).
-	*/vcompute_edu.ko) args=dma_bits=64 ;;
+	*/vcompute_edu.ko) args=dma_bits=64 pci="0x1234 0x11e8" ;;
 	esac
-	# shellcheck disable=SC2086 # no argument or one
+	if [ -n "$pci" ]; then
+		# shellcheck disable=SC2086 # no argument or one; VENDOR DEVICE
+		n=${m##*/}
+		insmod "$ONENODE_KBUILD/$m" $args && unasked "$m" $pci && rmmod "${n%.ko}"
+		# shellcheck disable=SC2086
+		args="$args pci_functions=$(pci_functions $pci)"
+	fi
+	# shellcheck disable=SC2086 # no argument, or several
 	insmod "$ONENODE_KBUILD/$m" $args || echo "guest: cannot load $m" >&2
 done
 # The test VM's RDMA NIC: Soft-RoCE (rxe0, built into the test kernels)

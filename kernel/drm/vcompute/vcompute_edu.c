@@ -37,6 +37,11 @@
  * structure and the &struct pci_dev alive (an attachment names the
  * device): after the function is removed its imports and writes fail with
  * -ENODEV.
+ *
+ * Like vcompute's PCI instances (vcompute_pci_asked()), it binds only to an
+ * edu function named in its ``pci_functions`` parameter or whose
+ * driver_override is "vcompute_edu", and has no device table: loading the
+ * module claims nothing by itself.
  */
 
 #include <linux/delay.h>
@@ -51,6 +56,8 @@
 #include <linux/uaccess.h>
 
 #include <uapi/drm/vcompute_drm.h>
+
+#include "vcompute_bind.h"
 
 #define EDU_VENDOR	0x1234
 #define EDU_DEVICE	0x11e8
@@ -69,6 +76,13 @@
 static unsigned int dma_bits = 28;
 module_param(dma_bits, uint, 0444);
 MODULE_PARM_DESC(dma_bits, "DMA address bits of the edu functions, as QEMU's dma_mask property gives them (28)");
+
+static char *pci_functions;
+module_param(pci_functions, charp, 0444);
+MODULE_PARM_DESC(pci_functions,
+		 "edu functions (1234:11e8) to drive, e.g. 0000:05:00.0 (default: none; driver_override works too)");
+
+static struct pci_driver edu_driver;
 
 struct vcompute_edu {
 	/* Open files hold a reference: the function may go before them. */
@@ -414,6 +428,10 @@ static int edu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	struct vcompute_edu *edu;
 	int ret;
 
+	/* driver_override matches any function: take only an edu. */
+	if (pdev->vendor != EDU_VENDOR || pdev->device != EDU_DEVICE ||
+	    !vcompute_pci_asked(pdev, &edu_driver.driver, pci_functions))
+		return -ENODEV;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -474,11 +492,11 @@ static void edu_remove(struct pci_dev *pdev)
 	kref_put(&edu->ref, edu_free);
 }
 
+/* No MODULE_DEVICE_TABLE: bound only where asked (vcompute_pci_asked()). */
 static const struct pci_device_id edu_ids[] = {
 	{ PCI_DEVICE(EDU_VENDOR, EDU_DEVICE) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, edu_ids);
 
 static struct pci_driver edu_driver = {
 	.name = "vcompute_edu",

@@ -24,10 +24,24 @@
  * configfs directory, and goes with the PCI function (driver unbind or
  * module unload), through the same hot-unplug path as a faux instance.
  *
+ * vcompute binds only to a function the administrator hands it
+ * (vcompute_pci_asked()): the module has no device table, so udev never
+ * loads it for an ivshmem function, and its probe refuses any function
+ * that the ``pci_functions`` parameter does not name and whose
+ * driver_override is not "vcompute" (an ivshmem device is usually memory
+ * shared between VMs, which buffer allocation would overwrite). Either::
+ *
+ *	modprobe vcompute pci_functions=0000:03:00.0,0000:04:00.0
+ *
+ * which also rebinds a function after a remove and rescan, or::
+ *
+ *	echo vcompute > /sys/bus/pci/devices/0000:03:00.0/driver_override
+ *	echo 0000:03:00.0 > /sys/bus/pci/drivers_probe
+ *
  * ``./onenode vm`` gives the test VM three such functions on q35: two
  * behind one emulated PCIe switch, where peer-to-peer works, and one on a
  * root port of its own, where the host bridge (not in the p2pdma
- * whitelist) rules it out.
+ * whitelist) rules it out; tools/guest/run.sh hands them to vcompute.
  */
 
 #include <linux/pci.h>
@@ -36,11 +50,19 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_managed.h>
 
+#include "vcompute_bind.h"
 #include "vcompute_drv.h"
 
 #define IVSHMEM_VENDOR	0x1af4
 #define IVSHMEM_DEVICE	0x1110
 #define IVSHMEM_BAR	2
+
+static char *pci_functions;
+module_param(pci_functions, charp, 0444);
+MODULE_PARM_DESC(pci_functions,
+		 "ivshmem-plain functions (1af4:1110) to drive, e.g. 0000:03:00.0,0000:04:00.0 (default: none; driver_override works too)");
+
+static struct pci_driver vcompute_pci_driver;
 
 static void vcompute_pci_bar_free(struct drm_device *drm, void *arg)
 {
@@ -82,6 +104,10 @@ static int vcompute_pci_probe(struct pci_dev *pdev, const struct pci_device_id *
 	resource_size_t size;
 	int ret;
 
+	/* driver_override matches any function: take only what we know. */
+	if (pdev->vendor != IVSHMEM_VENDOR || pdev->device != IVSHMEM_DEVICE ||
+	    !vcompute_pci_asked(pdev, &vcompute_pci_driver.driver, pci_functions))
+		return -ENODEV;
 	ret = pcim_enable_device(pdev);
 	if (ret)
 		return ret;
@@ -108,11 +134,14 @@ static void vcompute_pci_remove(struct pci_dev *pdev)
 	vcompute_destroy(pci_get_drvdata(pdev));
 }
 
+/*
+ * Deliberately no MODULE_DEVICE_TABLE: udev must not load vcompute for an
+ * ivshmem function; the probe takes only the functions it was handed.
+ */
 static const struct pci_device_id vcompute_pci_ids[] = {
 	{ PCI_DEVICE(IVSHMEM_VENDOR, IVSHMEM_DEVICE) },
 	{ }
 };
-MODULE_DEVICE_TABLE(pci, vcompute_pci_ids);
 
 static struct pci_driver vcompute_pci_driver = {
 	.name = "vcompute",
@@ -122,7 +151,7 @@ static struct pci_driver vcompute_pci_driver = {
 };
 
 /**
- * vcompute_pci_register - drive the ivshmem functions there are
+ * vcompute_pci_register - drive the ivshmem functions handed to vcompute
  *
  * Returns: 0 or a negative errno.
  */
