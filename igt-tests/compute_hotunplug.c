@@ -11,13 +11,17 @@
  * clients must see -ENODEV, SIGBUS or -EIO, never a crash; the kernel log
  * must stay clean (the test batch's gate); and once every client is gone
  * the module's reference count is back where it was, so no file or
- * dma-buf leaked. The last subtest unloads and reloads the module itself:
- * refused while a file is open, done once it is closed.
+ * dma-buf leaked. Two subtests unplug under an importer whose fence never
+ * signals, alone and while a checkpoint's pause waits for it: the waits
+ * are bounded, so the unplug finishes. The last subtest unloads and
+ * reloads the module itself: refused while a file is open, done once it is
+ * closed.
  */
 
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -25,12 +29,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/dma-buf.h>
 #include <xf86drm.h>
 
 #include "igt_core.h"
@@ -346,6 +354,147 @@ static void unplug_svm_device(void)
 	instance_gone();
 }
 
+/* sw_sync (drivers/dma-buf/sw_sync.c), whose ioctls have no uapi header. */
+struct sw_sync_create_fence_data {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+
+#define SW_SYNC_IOC_CREATE_FENCE	_IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC				"/sys/kernel/debug/sync/sw_sync"
+#define HANG_MS				1000
+
+static unsigned long long saved_hang_timeout = ~0ull;
+
+/*
+ * An importer that never lets go: a write fence on @dmabuf that signals
+ * only when the returned sw_sync timeline is closed.
+ */
+static int hung_importer(int dmabuf)
+{
+	struct sw_sync_create_fence_data f = { .value = 1, .name = "never" };
+	struct dma_buf_import_sync_file imp = { .flags = DMA_BUF_SYNC_WRITE };
+	int tl = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+
+	if (tl < 0) {
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+		tl = open(SW_SYNC, O_RDWR | O_CLOEXEC);
+	}
+	igt_require_f(tl >= 0, "%s: %s\n", SW_SYNC, strerror(errno));
+	igt_assert_eq(ioctl(tl, SW_SYNC_IOC_CREATE_FENCE, &f), 0);
+	imp.fd = f.fence;
+	igt_assert_eq(ioctl(dmabuf, DMA_BUF_IOCTL_IMPORT_SYNC_FILE, &imp), 0);
+	close(f.fence);
+	return tl;
+}
+
+/* A buffer made for export, its dma-buf, and a hung importer's fence on it. */
+static int hung_export(struct compute_dev *cd, uint32_t *h, int *dmabuf)
+{
+	igt_assert_eq(onenode_bo_create_export(&cd->dev, COMPUTE_PAGE,
+					       DRM_COMPUTE_PLACEMENT_VRAM,
+					       DRM_COMPUTE_BO_EXPORT_PREFER_P2P, h), 0);
+	igt_assert_eq(drmPrimeHandleToFD(cd->fd, *h, DRM_CLOEXEC | DRM_RDWR, dmabuf), 0);
+	return hung_importer(*dmabuf);
+}
+
+static void set_hang_timeout(unsigned long long ms)
+{
+	if (saved_hang_timeout == ~0ull)
+		igt_require(compute_read_param("drm_compute_helper", "hang_timeout_ms",
+					       &saved_hang_timeout) == 0);
+	igt_assert_eq(compute_write_param("drm_compute_helper", "hang_timeout_ms", ms), 0);
+}
+
+static void restore_hang_timeout(void)
+{
+	if (saved_hang_timeout == ~0ull)
+		return;
+	compute_write_param("drm_compute_helper", "hang_timeout_ms", saved_hang_timeout);
+	saved_hang_timeout = ~0ull;
+}
+
+/* Unplug, and say how long it took. */
+static uint64_t timed_unplug(void)
+{
+	uint64_t t0 = compute_now_ns();
+
+	plug(false);
+	return (compute_now_ns() - t0) / 1000000;
+}
+
+/*
+ * The revocation at unplug waits for the importers' fences for at most the
+ * hang timeout (it used to wait uninterruptibly and forever): the unplug
+ * finishes, the importer keeps the memory until it lets go.
+ */
+static void unplug_hung_importer(void)
+{
+	struct compute_dev cd;
+	uint64_t ms;
+	uint32_t h;
+	int dmabuf, tl;
+
+	set_hang_timeout(HANG_MS);
+	instance_up(&cd);
+	tl = hung_export(&cd, &h, &dmabuf);
+	ms = timed_unplug();
+	igt_info("unplug under a hung importer took %" PRIu64 " ms\n", ms);
+	igt_assert_f(ms < 20 * HANG_MS, "the unplug took %" PRIu64 " ms\n", ms);
+	assert_unplugged(&cd);
+	close(tl);
+	close(dmabuf);
+	close(cd.fd);
+	restore_hang_timeout();
+	instance_gone();
+}
+
+struct pause_arg {
+	struct compute_dev *cd;
+	int ret;
+};
+
+static void *pause_thread(void *p)
+{
+	struct pause_arg *a = p;
+
+	a->ret = onenode_criu_pause(&a->cd->dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL);
+	return NULL;
+}
+
+/*
+ * A checkpoint's pause waits for an importer that never lets go, inside
+ * the ioctl, which drm_dev_unplug() waits for: the wait is bounded
+ * (-ETIMEDOUT, the file as it was), so the unplug finishes.
+ */
+static void unplug_pause_waiting(void)
+{
+	struct pause_arg a = { .ret = 1 };
+	struct compute_dev cd;
+	pthread_t t;
+	uint64_t ms;
+	uint32_t h;
+	int dmabuf, tl;
+
+	set_hang_timeout(HANG_MS);
+	instance_up(&cd);
+	a.cd = &cd;
+	tl = hung_export(&cd, &h, &dmabuf);
+	igt_assert_eq(pthread_create(&t, NULL, pause_thread, &a), 0);
+	compute_sleep_ms(200);
+	ms = timed_unplug();
+	igt_assert_eq(pthread_join(t, NULL), 0);
+	igt_info("unplug during the pause took %" PRIu64 " ms; the pause: %d\n", ms, a.ret);
+	igt_assert_f(ms < 20 * HANG_MS, "the unplug took %" PRIu64 " ms\n", ms);
+	igt_assert_f(a.ret == -ETIMEDOUT || a.ret == -ENODEV, "the pause: %d\n", a.ret);
+	close(tl);
+	close(dmabuf);
+	close(cd.fd);
+	restore_hang_timeout();
+	instance_gone();
+}
+
 static int delete_module(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
@@ -354,8 +503,9 @@ static int delete_module(const char *name)
 static void module_cycle(void)
 {
 	const char *kbuild = getenv("ONENODE_KBUILD");
-	char path[PATH_MAX];
+	char path[PATH_MAX], params[512] = "", pci[480] = "";
 	struct compute_dev cd;
+	FILE *f;
 	int ko, ret;
 
 	igt_require_f(kbuild, "ONENODE_KBUILD (set in the VM) names the kernel build\n");
@@ -366,13 +516,22 @@ static void module_cycle(void)
 	ret = delete_module("vcompute_packet_test");
 	igt_assert(ret == 0 || ret == -ENOENT);
 
+	/* Loaded again as it was: with the PCI functions it was handed. */
+	f = fopen("/sys/module/vcompute/parameters/pci_functions", "r");
+	if (f) {
+		if (fgets(pci, sizeof(pci), f) && strcmp(pci, "(null)\n")) {
+			pci[strcspn(pci, "\n")] = 0;
+			snprintf(params, sizeof(params), "pci_functions=%s", pci);
+		}
+		fclose(f);
+	}
 	compute_open(&cd);
 	igt_assert_eq(delete_module("vcompute"), -EWOULDBLOCK);
 	compute_close(&cd);
 	igt_assert_eq(delete_module("vcompute"), 0);
 	igt_assert(access("/sys/devices/faux/vcompute.0", F_OK));
 
-	igt_assert_eq(syscall(SYS_finit_module, ko, "", 0), 0);
+	igt_assert_eq(syscall(SYS_finit_module, ko, params, 0), 0);
 	close(ko);
 	compute_open(&cd);
 	compute_vm_destroy(&cd, compute_vm(&cd));
@@ -432,8 +591,24 @@ igt_main
 	igt_subtest("unplug-svm-device")
 		unplug_svm_device();
 
+	igt_describe("Unplug while an importer's fence never signals (a sw_sync "
+		     "fence on the exported buffer): the revocation's wait is "
+		     "bounded by the hang timeout (lowered to 1 s), the unplug "
+		     "finishes.");
+	igt_subtest("unplug-hung-importer")
+		unplug_hung_importer();
+
+	igt_describe("Unplug while a checkpoint's pause waits, inside the "
+		     "ioctl, for an importer that never lets go: the pause fails "
+		     "with -ETIMEDOUT and the unplug finishes.");
+	igt_subtest("unplug-pause-waiting")
+		unplug_pause_waiting();
+
 	igt_describe("rmmod vcompute is refused while a file is open and succeeds "
 		     "once it is closed; the reloaded module's device works.");
 	igt_subtest("module-unload-reload")
 		module_cycle();
+
+	igt_fixture
+		restore_hang_timeout();
 }

@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,9 +34,12 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <xf86drm.h>
 
 #include "igt_core.h"
@@ -428,6 +432,87 @@ static const struct {
 	{ "userq", DRM_COMPUTE_QUERY_USERQ },
 };
 
+/* The sysfs device of a DRM node, for comparing nodes. */
+static bool node_device(dev_t rdev, char *out)
+{
+	char link[64];
+
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(rdev), minor(rdev));
+	return realpath(link, out);
+}
+
+static bool same_device(int fd, void *arg)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	return !fstat(fd, &st) && node_device(st.st_rdev, real) && !strcmp(real, arg);
+}
+
+/*
+ * DRM_AUTH on every compute operation but the read-only QUERY: a client of
+ * the primary node that the master has not authenticated gets -EACCES
+ * (before, it could allocate and run work), then, authenticated, reaches
+ * the operation itself. DRM core counts a CAP_SYS_ADMIN opener as
+ * authenticated, so the client is a child without it.
+ */
+static void test_primary_auth(void)
+{
+	char dev[PATH_MAX], path[64];
+	int master, to_parent[2], to_child[2];
+	drm_magic_t magic;
+	struct stat st;
+	char ok;
+
+	igt_assert(node_device(cd.dev.rdev, dev));
+	master = compute_open_card(same_device, dev);
+	igt_require_f(master >= 0, "a primary node of %s\n", dev);
+	igt_require_f(drmIsMaster(master), "no other DRM master on the device\n");
+	igt_assert_eq(fstat(master, &st), 0);
+	snprintf(path, sizeof(path), "/dev/dri/card%u", minor(st.st_rdev));
+	igt_assert_eq(pipe(to_parent), 0);
+	igt_assert_eq(pipe(to_child), 0);
+
+	igt_fork(child, 1) {
+		struct drm_compute_query_device d;
+		unsigned char buf[256];
+		int client;
+
+		igt_assert(compute_drop_cap(CAP_SYS_ADMIN));
+		client = open(path, O_RDWR | O_CLOEXEC);
+		igt_assert_lte(0, client);
+		igt_assert(!drmIsMaster(client));
+		query_full(client, DRM_COMPUTE_QUERY_DEVICE, &d, sizeof(d));
+		for (unsigned int op = DRM_COMPUTE_OP_BO_CREATE; op <= DRM_COMPUTE_OP_P2P_REPORT;
+		     op++) {
+			memset(buf, 0, sizeof(buf));
+			igt_assert_f(ioctl(client, onenode_compute_request(compute_base, op),
+					   buf) == -1 && errno == EACCES,
+				     "op %#x from an unauthenticated primary client: %s\n", op,
+				     strerror(errno));
+		}
+		igt_assert_eq(drmGetMagic(client, &magic), 0);
+		igt_assert_eq(write(to_parent[1], &magic, sizeof(magic)), (int)sizeof(magic));
+		igt_assert_eq(read(to_child[0], &ok, 1), 1);
+		/* Authenticated: BO_CREATE now looks at its (zero, invalid) size. */
+		memset(buf, 0, sizeof(buf));
+		igt_assert_eq(ioctl(client, onenode_compute_request(compute_base,
+								     DRM_COMPUTE_OP_BO_CREATE),
+				    buf), -1);
+		igt_assert_eq(errno, EINVAL);
+		close(client);
+	}
+	igt_assert_eq(read(to_parent[0], &magic, sizeof(magic)), (int)sizeof(magic));
+	igt_assert_eq(drmAuthMagic(master, magic), 0);
+	igt_assert_eq(write(to_child[1], "y", 1), 1);
+	igt_waitchildren();
+	close(to_parent[0]);
+	close(to_parent[1]);
+	close(to_child[0]);
+	close(to_child[1]);
+	close(master);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -816,6 +901,12 @@ igt_main
 		     "open file.");
 	igt_subtest("race-separate-fds")
 		run_race(-1);
+
+	igt_describe("An unauthenticated client of the primary node may QUERY, "
+		     "and gets -EACCES from every other compute operation until "
+		     "the master authenticates it (DRM_AUTH).");
+	igt_subtest("primary-node-auth")
+		test_primary_auth();
 
 	igt_fixture {
 		if (saved_hang_timeout != ~0ull)

@@ -38,7 +38,9 @@
  *   the last file is closed;
  * - embed &struct drm_compute_file in the per-file data; call
  *   drm_compute_file_init() at open and drm_compute_file_fini() at
- *   postclose;
+ *   postclose (after the DRM core closed the file's GEM handles); a driver
+ *   that must stop the file's queues earlier calls
+ *   drm_compute_file_release() there too;
  * - wire the ioctls with DRM_COMPUTE_DEFINE_IOCTLS() and DRM_COMPUTE_IOCTLS()
  *   at the base its uapi header publishes; each handler returns the
  *   helper's result unchanged;
@@ -47,8 +49,10 @@
  *
  * Feature bits follow from the ops a driver implements
  * (drm_compute_features()), never from the driver's name or a hand-set
- * constant: a driver that lacks a mandatory callback of a feature does not
- * report it, and that feature's ioctls fail with -EOPNOTSUPP.
+ * constant: a driver that implements none of a feature's mandatory
+ * callbacks does not report it, and that feature's ioctls fail with
+ * -EOPNOTSUPP; one that implements some but not all of them is refused at
+ * init, with the missing callback named in the log.
  *
  * The objects live one per file: drm_compute_query.c (the query),
  * drm_compute_bo.c (buffers), drm_compute_vm.c (GPU VMs, and binding on
@@ -109,6 +113,63 @@ bool drm_compute_device_svm(u32 id)
 	return xa_get_mark(&drm_compute_devices, id, DRM_COMPUTE_DEVICE_SVM);
 }
 
+/*
+ * The mandatory callbacks of each feature, in the order drm_compute_ops
+ * documents them. A feature is reported when all of its callbacks are set
+ * (SVM and P2P_EXPORT also need USERQ's); a driver that sets some of them
+ * but not all is refused at init (drm_compute_ops_check()).
+ */
+struct drm_compute_op_need {
+	u64 feature;
+	size_t offset;
+	const char *name;
+};
+
+#define NEED(f, op) { DRM_COMPUTE_FEATURE_##f, offsetof(struct drm_compute_ops, op), #op }
+static const struct drm_compute_op_need drm_compute_op_needs[] = {
+	NEED(USERQ, bo_create),
+	NEED(USERQ, vm_create),
+	NEED(USERQ, vm_free),
+	NEED(USERQ, vm_bind),
+	NEED(USERQ, userq_create),
+	NEED(USERQ, userq_stop),
+	NEED(USERQ, userq_free),
+	NEED(USERQ, userq_suspend),
+	NEED(USERQ, userq_resume),
+	NEED(USERQ, userq_hw_state),
+	NEED(SVM, svm_vm_init),
+	NEED(SVM, svm_vm_fini),
+	NEED(SVM, svm_attr_set),
+	NEED(P2P_EXPORT, p2p_bo_create),
+	NEED(P2P_EXPORT, p2p_export),
+	NEED(P2P_EXPORT, p2p_move_to_host),
+};
+
+#undef NEED
+
+static bool drm_compute_op_set(const struct drm_compute_ops *ops, size_t offset)
+{
+	return *(const void * const *)((const u8 *)ops + offset);
+}
+
+/* Bits of @feature's mandatory callbacks that @ops sets, and that it lacks. */
+static void drm_compute_ops_count(const struct drm_compute_ops *ops, u64 feature,
+				  unsigned int *set, unsigned int *unset)
+{
+	unsigned int i;
+
+	*set = 0;
+	*unset = 0;
+	for (i = 0; i < ARRAY_SIZE(drm_compute_op_needs); i++) {
+		if (drm_compute_op_needs[i].feature != feature)
+			continue;
+		if (drm_compute_op_set(ops, drm_compute_op_needs[i].offset))
+			(*set)++;
+		else
+			(*unset)++;
+	}
+}
+
 /**
  * drm_compute_features - feature bits a table of driver ops supports
  * @ops: the driver's operations
@@ -118,22 +179,71 @@ bool drm_compute_device_svm(u32 id)
  */
 u64 drm_compute_features(const struct drm_compute_ops *ops)
 {
+	static const u64 all[] = { DRM_COMPUTE_FEATURE_USERQ, DRM_COMPUTE_FEATURE_SVM,
+				   DRM_COMPUTE_FEATURE_P2P_EXPORT };
+	unsigned int i, set, unset;
 	u64 features = 0;
 
-	if (ops->bo_create && ops->vm_create && ops->vm_free && ops->vm_bind &&
-	    ops->userq_create && ops->userq_start && ops->userq_stop &&
-	    ops->userq_free && ops->userq_suspend && ops->userq_resume &&
-	    ops->userq_hw_state)
-		features |= DRM_COMPUTE_FEATURE_USERQ;
-	if ((features & DRM_COMPUTE_FEATURE_USERQ) && ops->svm_vm_init &&
-	    ops->svm_vm_fini && ops->svm_attr_set)
-		features |= DRM_COMPUTE_FEATURE_SVM;
-	if ((features & DRM_COMPUTE_FEATURE_USERQ) && ops->p2p_bo_create &&
-	    ops->p2p_export && ops->p2p_move_to_host)
-		features |= DRM_COMPUTE_FEATURE_P2P_EXPORT;
+	for (i = 0; i < ARRAY_SIZE(all); i++) {
+		drm_compute_ops_count(ops, all[i], &set, &unset);
+		if (!unset)
+			features |= all[i];
+	}
+	if (!(features & DRM_COMPUTE_FEATURE_USERQ))
+		return 0;
 	return features;
 }
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_features);
+
+/**
+ * drm_compute_ops_check - refuse a partial set of a feature's callbacks
+ * @ops: the driver's operations
+ * @info: the device's description (its USERQ caps ask for callbacks too)
+ * @missing: set to the name of the first missing callback on failure
+ *
+ * A driver implements a feature completely or not at all: one that sets
+ * some of a feature's mandatory callbacks, but not every one, would
+ * otherwise silently lose the feature. So would one that sets SVM's or
+ * P2P_EXPORT's callbacks without USERQ's, or that implements USERQ and
+ * announces %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP without @userq_wake.
+ *
+ * Returns: 0, or -EINVAL with *@missing naming the callback.
+ */
+int drm_compute_ops_check(const struct drm_compute_ops *ops,
+			  const struct drm_compute_dev_info *info,
+			  const char **missing)
+{
+	u64 begun = 0, complete = 0, f;
+	unsigned int i, set, unset;
+
+	for (i = 0; i < ARRAY_SIZE(drm_compute_op_needs); i++) {
+		f = drm_compute_op_needs[i].feature;
+		drm_compute_ops_count(ops, f, &set, &unset);
+		if (set)
+			begun |= f;
+		if (!unset)
+			complete |= f;
+	}
+	/* SVM or P2P_EXPORT callbacks ask for every USERQ callback too. */
+	if (begun & ~DRM_COMPUTE_FEATURE_USERQ)
+		begun |= DRM_COMPUTE_FEATURE_USERQ;
+	for (i = 0; i < ARRAY_SIZE(drm_compute_op_needs); i++) {
+		const struct drm_compute_op_need *n = &drm_compute_op_needs[i];
+
+		if ((begun & ~complete & n->feature) &&
+		    !drm_compute_op_set(ops, n->offset)) {
+			*missing = n->name;
+			return -EINVAL;
+		}
+	}
+	if ((begun & DRM_COMPUTE_FEATURE_USERQ) &&
+	    (info->userq_caps & DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP) && !ops->userq_wake) {
+		*missing = "userq_wake";
+		return -EINVAL;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_ops_check);
 
 /**
  * drm_compute_info_check - whether a driver's description is consistent
@@ -182,10 +292,12 @@ EXPORT_SYMBOL_IF_KUNIT(drm_compute_info_check);
  * @info: what the device is; copied
  * @ops: the driver's operations; must outlive @cdev
  *
- * Derives the feature bits from @ops, checks that @info gives every
- * limit those features need, and gives the device its id.
+ * Derives the feature bits from @ops, refuses a feature whose callbacks
+ * are only partly set (drm_compute_ops_check()), checks that @info gives
+ * every limit those features need, and gives the device its id.
  *
- * Returns: 0, -EINVAL when @info is inconsistent (logged), -ENOMEM, or
+ * Returns: 0, -EINVAL when @ops or @info is inconsistent (logged, naming
+ * the missing callback), -ENOMEM, or
  * -EBUSY when no device id is free.
  */
 int drm_compute_device_init(struct drm_compute_device *cdev,
@@ -194,11 +306,14 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 			    const struct drm_compute_ops *ops)
 {
 	u64 features = drm_compute_features(ops);
+	const char *missing;
 	int ret;
 
-	if ((info->userq_caps & DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP) &&
-	    !ops->userq_wake)
-		features = 0;
+	ret = drm_compute_ops_check(ops, info, &missing);
+	if (ret) {
+		drm_err(drm, "compute: driver ops incomplete: %s is missing\n", missing);
+		return ret;
+	}
 	ret = drm_compute_info_check(info, features);
 	if (ret) {
 		drm_err(drm, "compute: inconsistent device description\n");
@@ -261,21 +376,21 @@ void drm_compute_file_init(struct drm_compute_file *cfile,
 EXPORT_SYMBOL(drm_compute_file_init);
 
 /**
- * drm_compute_file_fini - tear down the compute state of a closing file
+ * drm_compute_file_release - stop the work of a closing file
  * @cfile: the state
  *
- * Revokes the buffers a checkpoint paused, if it did
- * (drm_compute_criu_file_fini()), then stops and releases every queue of
- * the file, then every VM; a queue still executing is stopped first, so no
- * work outlives its file.
+ * Stops and releases every queue of the file, then every VM; a queue still
+ * executing is stopped first, so no work outlives its file. A driver that
+ * must stop its queues before the DRM core closes the file's GEM handles
+ * (amdgpu, whose user queues go at release) calls this there; otherwise
+ * drm_compute_file_fini() does it. Calling it again does nothing.
  */
-void drm_compute_file_fini(struct drm_compute_file *cfile)
+void drm_compute_file_release(struct drm_compute_file *cfile)
 {
 	struct drm_compute_userq *q;
 	struct drm_compute_vm *vm;
 	unsigned long id;
 
-	drm_compute_criu_file_fini(cfile);
 	mutex_lock(&cfile->lock);
 	xa_for_each(&cfile->queues, id, q) {
 		xa_erase(&cfile->queues, id);
@@ -286,6 +401,23 @@ void drm_compute_file_fini(struct drm_compute_file *cfile)
 		drm_compute_vm_put(vm);
 	}
 	mutex_unlock(&cfile->lock);
+}
+EXPORT_SYMBOL(drm_compute_file_release);
+
+/**
+ * drm_compute_file_fini - tear down the compute state of a closing file
+ * @cfile: the state
+ *
+ * Call at postclose, after the DRM core closed the file's GEM handles:
+ * revokes the buffers a checkpoint paused that no other file holds, if it
+ * paused any (drm_compute_criu_file_fini(), which counts the handles left),
+ * then stops the file's work (drm_compute_file_release(), unless the driver
+ * did at release) and frees the state.
+ */
+void drm_compute_file_fini(struct drm_compute_file *cfile)
+{
+	drm_compute_criu_file_fini(cfile);
+	drm_compute_file_release(cfile);
 	xa_destroy(&cfile->queues);
 	xa_destroy(&cfile->vms);
 	mutex_destroy(&cfile->criu_lock);

@@ -429,8 +429,9 @@ EXPORT_SYMBOL(drm_compute_criu_pause_ioctl);
  * A buffer another file still holds stays that file's. Nothing to do for a
  * file not paused.
  *
- * Context: process, at the file's release after its GEM handles are gone
- * (postclose), before its queues go.
+ * Context: process, at the file's postclose, after the DRM core closed its
+ * GEM handles (so a handle count of 0 means no other file); its queues are
+ * gone already where the driver stopped them at release.
  */
 void drm_compute_criu_file_fini(struct drm_compute_file *cfile)
 {

@@ -33,6 +33,9 @@
 #define DRM_COMPUTE_MAX_SIGNALS		1024
 
 u64 drm_compute_features(const struct drm_compute_ops *ops);
+int drm_compute_ops_check(const struct drm_compute_ops *ops,
+			  const struct drm_compute_dev_info *info,
+			  const char **missing);
 bool drm_compute_device_svm(u32 id);
 int drm_compute_info_check(const struct drm_compute_dev_info *info,
 			   u64 features);

@@ -66,6 +66,13 @@
  * A device that goes away revokes its buffers (drm_compute_p2p_revoke(),
  * as vfio-pci does with its dma-bufs): every importer is told, the fences
  * are waited for, and no attach, pin or map succeeds afterwards (-ENODEV).
+ *
+ * Every wait for an importer's fences is bounded by the hang timeout
+ * (``hang_timeout_ms`` of drm_compute_helper; a fence that never signals is
+ * an importer that hangs) and ends on a signal (p2p_fence_wait()): a pause
+ * (an ioctl, inside drm_dev_enter(), which drm_dev_unplug() waits for)
+ * fails with -ETIMEDOUT, and a revocation (unplug, a paused file's close)
+ * goes on, logged, leaving the memory to the importer until it lets go.
  * Dynamic importers drop their mappings when told; a pinned importer that
  * implements &dma_buf_attach_ops.invalidate_mappings takes it as a
  * permanent revocation (dma_buf_attach_revocable()). A pinned importer
@@ -203,6 +210,21 @@ static void p2p_facts(struct drm_compute_device *cdev,
 }
 
 /*
+ * Wait for the fences of @resv, interruptibly and for at most the hang
+ * timeout (unbounded only where hang detection is off). Returns what
+ * dma_resv_wait_timeout() does, with -ETIMEDOUT for the timeout.
+ */
+static long p2p_fence_wait(struct dma_resv *resv)
+{
+	unsigned int ms = drm_compute_hang_timeout_ms();
+	long ret;
+
+	ret = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, true,
+				    ms ? msecs_to_jiffies(ms) : MAX_SCHEDULE_TIMEOUT);
+	return ret ? ret : -ETIMEDOUT;
+}
+
+/*
  * Move @obj to system memory for a new importer of @dmabuf, the way dma-buf
  * asks of an exporter: tell the importers, wait until nothing uses the old
  * memory, then move. Importers remap under the reservation lock, which is
@@ -216,8 +238,7 @@ static int p2p_move(struct drm_compute_device *cdev, struct drm_gem_object *obj,
 	dma_resv_assert_held(obj->resv);
 	dma_buf_invalidate_mappings(dmabuf);
 	cdev->ops->p2p_export(obj)->invalidations++;
-	ret = dma_resv_wait_timeout(obj->resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				    MAX_SCHEDULE_TIMEOUT);
+	ret = p2p_fence_wait(obj->resv);
 	if (ret < 0)
 		return ret;
 	return cdev->ops->p2p_move_to_host(obj, dmabuf);
@@ -517,19 +538,28 @@ EXPORT_SYMBOL(drm_compute_p2p_invalidate);
  * they mapped until they let go; the driver keeps the memory behind it
  * allocated until then.
  *
- * Context: process; takes @resv's lock, waits uninterruptibly.
+ * The wait for the fences is bounded and ends on a signal
+ * (p2p_fence_wait()): an importer whose fences do not signal keeps the
+ * memory it may still write until it detaches, and the log says so, but
+ * the unplug or close that revokes goes on.
+ *
+ * Context: process; takes @resv's lock.
  */
 void drm_compute_p2p_revoke(struct drm_compute_p2p_export *exp,
 			    struct dma_resv *resv)
 {
+	long wait = 1;
+
 	dma_resv_lock(resv, NULL);
 	if (!exp->revoked) {
 		exp->revoked = true;
 		drm_compute_p2p_invalidate(exp);
-		dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, false,
-				      MAX_SCHEDULE_TIMEOUT);
+		wait = p2p_fence_wait(resv);
 	}
 	dma_resv_unlock(resv);
+	if (wait < 0)
+		pr_warn_ratelimited("drm_compute: revoking a buffer: its importers' fences did not signal (%ld); it stays allocated until they detach\n",
+				    wait);
 }
 EXPORT_SYMBOL(drm_compute_p2p_revoke);
 
@@ -550,10 +580,11 @@ EXPORT_SYMBOL(drm_compute_p2p_revoke);
  * resumed it. A revoked buffer is paused with nothing to tell.
  *
  * Context: process; takes @resv's lock, and waits interruptibly with it
- * held.
+ * held, for at most the hang timeout.
  *
  * Returns: 0; -EBUSY when the buffer is pinned; -EINTR or -ERESTARTSYS on
- * a signal, with the buffer not paused by this call.
+ * a signal, -ETIMEDOUT when the importers' fences did not signal in time,
+ * with the buffer not paused by this call.
  */
 int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
 			  struct dma_resv *resv)
@@ -572,8 +603,7 @@ int drm_compute_p2p_pause(struct drm_compute_p2p_export *exp,
 	if (exp->pauses++ || exp->revoked)
 		goto out;
 	drm_compute_p2p_invalidate(exp);
-	wait = dma_resv_wait_timeout(resv, DMA_RESV_USAGE_BOOKKEEP, true,
-				     MAX_SCHEDULE_TIMEOUT);
+	wait = p2p_fence_wait(resv);
 	if (wait < 0) {
 		exp->pauses--;
 		ret = wait;

@@ -23,6 +23,7 @@
 #include <drm/drm_pagemap.h>
 
 #include "drm_compute_internal.h"
+#include "drm_compute_svm_internal.h"
 
 /**
  * DOC: SVM
@@ -80,8 +81,11 @@
  *
  * Attributes belong to the memory: what munmap or mremap removes loses its
  * attributes. The helper watches the VM's address space for that with an
- * interval notifier over the device's VA range (&drm_compute_vm_svm.watch),
- * which records the unmapped intervals in a small array (a notifier must
+ * interval notifier over the span of the memory that has attributes
+ * (&drm_compute_vm_svm.watch; none while no attribute is set, so the rest
+ * of the process's munmaps never reach it), grown before SET_ATTR stores
+ * attributes and narrowed after, which records the unmapped intervals in a
+ * small array (a notifier must
  * not allocate; on overflow the whole store is checked against the CPU
  * mappings); drm_compute_svm_collect() clears them from the store, from a
  * work item, before every operation, and wherever a driver calls it (at
@@ -240,14 +244,18 @@ static bool svm_watch_invalidate(struct mmu_interval_notifier *mni,
 				 const struct mmu_notifier_range *mmu,
 				 unsigned long cur_seq)
 {
-	struct drm_compute_vm_svm *svm = container_of(mni, struct drm_compute_vm_svm,
-						      watch);
+	struct drm_compute_svm_watch *w = container_of(mni, struct drm_compute_svm_watch,
+						       notifier);
+	struct drm_compute_vm_svm *svm = w->svm;
 	unsigned int i;
 
-	if (mmu->event != MMU_NOTIFY_UNMAP)
-		return true;
+	/* The mmu_interval_notifier contract: every invalidation moves it. */
 	spin_lock(&svm->unmap_lock);
 	mmu_interval_set_seq(mni, cur_seq);
+	if (mmu->event != MMU_NOTIFY_UNMAP) {
+		spin_unlock(&svm->unmap_lock);
+		return true;
+	}
 	for (i = 0; i < svm->nr_unmapped; i++) {
 		/* Merge with an overlapping or adjacent interval. */
 		if (mmu->start <= svm->unmapped[i].end &&
@@ -275,10 +283,44 @@ static const struct mmu_interval_notifier_ops svm_watch_ops = {
 	.invalidate = svm_watch_invalidate,
 };
 
+/*
+ * Watch [@start, @end) (nothing when empty) instead of what the watch
+ * covers now: the new notifier is in place before the old one goes, so no
+ * unmap in both spans is missed. The caller's process owns svm->mm (it is
+ * alive), and no mmap lock is held. On failure the old watch stays.
+ */
+static int svm_watch_cover(struct drm_compute_vm_svm *svm, u64 start, u64 end)
+{
+	int next = svm->watch_cur == 0 ? 1 : 0, ret;
+
+	lockdep_assert_held(&svm->lock);
+	if (start >= end) {
+		start = 0;
+		end = 0;
+	}
+	if (start == svm->watch_start && end == svm->watch_end)
+		return 0;
+	if (start < end) {
+		svm->watch[next].svm = svm;
+		ret = mmu_interval_notifier_insert(&svm->watch[next].notifier, svm->mm,
+						   start, end - start, &svm_watch_ops);
+		if (ret)
+			return ret;
+	}
+	if (svm->watch_cur >= 0)
+		mmu_interval_notifier_remove(&svm->watch[svm->watch_cur].notifier);
+	svm->watch_cur = start < end ? next : -1;
+	svm->watch_start = start;
+	svm->watch_end = end;
+	return 0;
+}
+
 /* No watcher callback runs or starts afterwards, nor its work. */
 static void svm_watch_stop(struct drm_compute_vm_svm *svm)
 {
-	mmu_interval_notifier_remove(&svm->watch);
+	if (svm->watch_cur >= 0)
+		mmu_interval_notifier_remove(&svm->watch[svm->watch_cur].notifier);
+	svm->watch_cur = -1;
 	disable_work_sync(&svm->collect_work);
 }
 
@@ -323,14 +365,11 @@ int drm_compute_svm_vm_init(struct drm_compute_vm *vm)
 	svm->nr_unmapped = 0;
 	svm->rescan = false;
 	INIT_WORK(&svm->collect_work, svm_collect_work);
+	/* Nothing has attributes yet: nothing is watched (svm_watch_cover()). */
+	svm->watch_cur = -1;
+	svm->watch_start = 0;
+	svm->watch_end = 0;
 
-	ret = mmu_interval_notifier_insert(&svm->watch, svm->mm, info->va_start,
-					   info->va_end - info->va_start,
-					   &svm_watch_ops);
-	if (ret) {
-		svm_teardown(svm);
-		return ret;
-	}
 	ret = vm->cdev->ops->svm_vm_init(vm);
 	if (ret) {
 		svm_watch_stop(svm);
@@ -419,6 +458,7 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 {
 	struct drm_compute_vm_svm *svm = &vm->svm;
 	bool set = args->op == DRM_COMPUTE_SVM_OP_SET_ATTR;
+	u64 lo, hi;
 	int ret;
 
 	lockdep_assert_held(&svm->lock);
@@ -436,11 +476,27 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 	if (!set)
 		return drm_compute_svm_attr_get(&svm->attrs, args->start,
 						args->size, attrs, args->nattr);
+	/* Watch the range before it can hold attributes... */
+	lo = args->start;
+	hi = args->start + args->size;
+	if (svm->watch_cur >= 0) {
+		lo = min(lo, svm->watch_start);
+		hi = max(hi, svm->watch_end);
+	}
+	ret = svm_watch_cover(svm, lo, hi);
+	if (ret)
+		return ret;
 	ret = drm_compute_svm_attr_set(&svm->attrs, args->start, args->size,
 				       attrs, args->nattr);
 	if (!ret)
 		vm->cdev->ops->svm_attr_set(vm, args->start, args->size, attrs,
 					    args->nattr);
+	/* ...and no more than what holds attributes afterwards. */
+	if (!drm_compute_svm_attr_span(&svm->attrs, &lo, &hi)) {
+		lo = 0;
+		hi = 0;
+	}
+	svm_watch_cover(svm, lo, hi);
 	return ret;
 }
 
@@ -530,6 +586,24 @@ unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
 }
 EXPORT_SYMBOL(drm_compute_svm_migrate_to_devmem);
 
+/*
+ * The notifier of one drm_compute_svm_migrate_to_ram() walk. The walk keeps
+ * no pfns, so there is nothing to invalidate; moving the sequence makes
+ * hmm_range_fault() see a concurrent invalidation and answer -EBUSY, as
+ * the mmu_interval_notifier contract has it.
+ */
+static bool svm_walk_invalidate(struct mmu_interval_notifier *mni,
+				const struct mmu_notifier_range *range,
+				unsigned long cur_seq)
+{
+	mmu_interval_set_seq(mni, cur_seq);
+	return true;
+}
+
+static const struct mmu_interval_notifier_ops svm_walk_ops = {
+	.invalidate = svm_walk_invalidate,
+};
+
 /**
  * drm_compute_svm_migrate_to_ram - bring a range back to system memory
  * @vm: an SVM VM; its SVM lock held (the mmap lock is taken inside)
@@ -541,16 +615,19 @@ EXPORT_SYMBOL(drm_compute_svm_migrate_to_devmem);
  * Faults every page of [@start, @end) in with HMM for no device, which
  * migrates device-private pages back through their migrate_to_ram; pages
  * never touched are faulted in too (reading zero). VM_IO and VM_PFNMAP
- * mappings are skipped. Best effort: a fatal signal ends the walk.
+ * mappings are skipped. Best effort: a fatal signal ends the walk. The walk
+ * has an interval notifier of its own over [@start, @end), so that
+ * hmm_range_fault() retries (up to @retries) whatever invalidates the range
+ * meanwhile, its own migrations included.
  */
 void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 end,
 				    unsigned int retries)
 {
-	/* The watcher spans the VA range: any notifier will do for HMM. */
-	struct mmu_interval_notifier *watch = &vm->svm.watch;
+	/* The walk's own notifier, over the range it walks (svm_walk_ops). */
+	struct mmu_interval_notifier walk;
 	struct mm_struct *mm = vm->svm.mm;
 	struct hmm_range hr = {
-		.notifier = watch,
+		.notifier = &walk,
 		.default_flags = HMM_PFN_REQ_FAULT,
 	};
 	unsigned long *pfns;
@@ -565,6 +642,9 @@ void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 en
 	hr.hmm_pfns = pfns;
 	if (!mmget_not_zero(mm))
 		goto out;
+	if (start >= end ||
+	    mmu_interval_notifier_insert(&walk, mm, start, end - start, &svm_walk_ops))
+		goto put;
 	for (addr = start; addr < end && !fatal_signal_pending(current);
 	     addr = next) {
 		struct vm_area_struct *vma;
@@ -572,13 +652,13 @@ void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 en
 		int err;
 
 		do {
-			hr.notifier_seq = mmu_interval_read_begin(watch);
+			hr.notifier_seq = mmu_interval_read_begin(&walk);
 			if (mmap_read_lock_killable(mm))
-				goto put;
+				goto remove;
 			vma = find_vma(mm, addr);
 			if (!vma || vma->vm_start >= end) {
 				mmap_read_unlock(mm);
-				goto put;
+				goto remove;
 			}
 			addr = max_t(u64, addr, vma->vm_start);
 			next = min3((u64)ALIGN(addr + 1, SZ_2M), (u64)vma->vm_end, end);
@@ -591,6 +671,8 @@ void drm_compute_svm_migrate_to_ram(struct drm_compute_vm *vm, u64 start, u64 en
 			mmap_read_unlock(mm);
 		} while (err == -EBUSY && ++tries < retries);
 	}
+remove:
+	mmu_interval_notifier_remove(&walk);
 put:
 	mmput(mm);
 out:

@@ -556,6 +556,35 @@ u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store)
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_count);
 
 /**
+ * drm_compute_svm_attr_span - the smallest interval holding every attribute
+ * @store: the store
+ * @start: set to the first address that has attributes
+ * @end: set to the end of the last range that has attributes
+ *
+ * What an SVM VM must watch for munmap (drm_compute_svm.c): outside it
+ * nothing has attributes to lose.
+ *
+ * Context: the store's lock held, in any mode.
+ *
+ * Returns: false, with nothing set, when no address has attributes.
+ */
+bool drm_compute_svm_attr_span(struct drm_compute_svm_attr_store *store,
+			       u64 *start, u64 *end)
+{
+	struct rb_node *first = rb_first_cached(&store->root);
+
+	svm_attr_assert_held(store, false);
+	if (!first)
+		return false;
+	*start = rb_entry(first, struct drm_compute_svm_attr_range, rb)->start;
+	/* The root's augmented value is the largest last address of all. */
+	*end = rb_entry(store->root.rb_root.rb_node, struct drm_compute_svm_attr_range,
+			rb)->__subtree_last + 1;
+	return true;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_span);
+
+/**
  * drm_compute_svm_attr_set - set attributes on a range
  * @store: the store
  * @start: first address, page aligned

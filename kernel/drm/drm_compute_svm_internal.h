@@ -39,5 +39,7 @@ struct drm_compute_svm_attr_range {
 
 struct drm_compute_svm_attr_range *drm_compute_svm_attr_range_alloc(void);
 u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store);
+bool drm_compute_svm_attr_span(struct drm_compute_svm_attr_store *store,
+			       u64 *start, u64 *end);
 
 #endif /* __DRM_COMPUTE_SVM_INTERNAL_H__ */

@@ -613,7 +613,8 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 	mutex_unlock(&cdev->userq_lock);
 
 	/* Started before it is published, so no ioctl sees it unstarted. */
-	cdev->ops->userq_start(q);
+	if (cdev->ops->userq_start)
+		cdev->ops->userq_start(q);
 	ret = xa_alloc(&cfile->queues, &q->id, q, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
 	if (ret) {
 		/* Never published: stop it, and the file's reference goes. */

@@ -116,7 +116,6 @@ static void features_follow_ops(struct kunit *test)
 		offsetof(struct drm_compute_ops, vm_free),
 		offsetof(struct drm_compute_ops, vm_bind),
 		offsetof(struct drm_compute_ops, userq_create),
-		offsetof(struct drm_compute_ops, userq_start),
 		offsetof(struct drm_compute_ops, userq_stop),
 		offsetof(struct drm_compute_ops, userq_free),
 		offsetof(struct drm_compute_ops, userq_suspend),
@@ -137,6 +136,7 @@ static void features_follow_ops(struct kunit *test)
 	ops = full_ops;
 	ops.userq_wake = NULL;
 	ops.bo_bindable = NULL;
+	ops.userq_start = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops), DRM_COMPUTE_FEATURE_USERQ);
 }
 
@@ -163,6 +163,61 @@ static void p2p_feature_follows_ops(struct kunit *test)
 	part = ops;
 	part.vm_bind = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), 0ULL);
+}
+
+/*
+ * A feature begun but not finished is refused, naming the first missing
+ * callback; a complete table, or one without a feature at all, passes.
+ */
+static void ops_check_refuses_partial(struct kunit *test)
+{
+	static const struct {
+		const char *desc;
+		size_t clear;	/* the callback removed from full_ops + P2P */
+		const char *missing;
+	} cases[] = {
+		{ "no bo_create", offsetof(struct drm_compute_ops, bo_create), "bo_create" },
+		{ "no userq_hw_state", offsetof(struct drm_compute_ops, userq_hw_state),
+		  "userq_hw_state" },
+		{ "no p2p_export", offsetof(struct drm_compute_ops, p2p_export), "p2p_export" },
+		{ "no p2p_move_to_host", offsetof(struct drm_compute_ops, p2p_move_to_host),
+		  "p2p_move_to_host" },
+	};
+	struct drm_compute_dev_info wi = info;
+	struct drm_compute_ops ops = full_ops;
+	const char *missing = NULL;
+	unsigned int i;
+
+	ops.p2p_bo_create = nop_p2p_bo_create;
+	ops.p2p_export = nop_p2p_export;
+	ops.p2p_move_to_host = nop_p2p_move;
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&ops, &info, &missing), 0);
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&full_ops, &info, &missing), 0);
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&(struct drm_compute_ops) {}, &info,
+						    &missing), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct drm_compute_ops part = ops;
+
+		*(void **)((u8 *)&part + cases[i].clear) = NULL;
+		missing = NULL;
+		KUNIT_EXPECT_EQ_MSG(test, drm_compute_ops_check(&part, &info, &missing),
+				    -EINVAL, "%s", cases[i].desc);
+		KUNIT_EXPECT_STREQ_MSG(test, missing, cases[i].missing, "%s", cases[i].desc);
+	}
+	/* P2P callbacks alone: USERQ's are asked for. */
+	ops = (struct drm_compute_ops) {
+		.p2p_bo_create = nop_p2p_bo_create,
+		.p2p_export = nop_p2p_export,
+		.p2p_move_to_host = nop_p2p_move,
+	};
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&ops, &info, &missing), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, missing, "bo_create");
+	/* NEED_WAKEUP asks for userq_wake. */
+	ops = full_ops;
+	ops.userq_wake = NULL;
+	wi.userq_caps = DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP;
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&ops, &wi, &missing), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, missing, "userq_wake");
 }
 
 static void info_check_accepts_valid(struct kunit *test)
@@ -313,6 +368,7 @@ static void query_errors(struct kunit *test)
 static struct kunit_case drm_compute_query_tests[] = {
 	KUNIT_CASE(features_follow_ops),
 	KUNIT_CASE(p2p_feature_follows_ops),
+	KUNIT_CASE(ops_check_refuses_partial),
 	KUNIT_CASE(info_check_accepts_valid),
 	KUNIT_CASE_PARAM(info_check_rejects, info_case_gen_params),
 	KUNIT_CASE(query_device_reports_info),

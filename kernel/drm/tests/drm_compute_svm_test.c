@@ -222,6 +222,7 @@ static void features_need_svm_ops(struct kunit *test)
 	struct drm_compute_dev_info wi = info;
 	struct drm_compute_device *cdev;
 	struct drm_compute_ops ops;
+	struct drm_device *drm;
 	unsigned int i;
 
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&svm_ops),
@@ -240,14 +241,20 @@ static void features_need_svm_ops(struct kunit *test)
 	ops.vm_bind = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops), 0ULL);
 
-	/* A device that loses USERQ at init (NEED_WAKEUP, no wake) loses SVM. */
+	/*
+	 * A device that announces NEED_WAKEUP without a wake callback, or
+	 * that sets part of SVM's callbacks, is refused at init instead of
+	 * silently losing features (issue 23; init used to succeed with no
+	 * feature at all).
+	 */
 	wi.userq_caps = DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP;
 	cdev = kunit_kzalloc(test, sizeof(*cdev), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, cdev);
-	KUNIT_ASSERT_EQ(test, drm_compute_device_init(cdev, alloc_drm(test), &wi,
-						      &svm_ops), 0);
-	KUNIT_EXPECT_EQ(test, cdev->features, 0ULL);
-	drm_compute_device_fini(cdev);
+	drm = alloc_drm(test);
+	KUNIT_EXPECT_EQ(test, drm_compute_device_init(cdev, drm, &wi, &svm_ops), -EINVAL);
+	ops = svm_ops;
+	ops.svm_attr_set = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_device_init(cdev, drm, &info, &ops), -EINVAL);
 }
 
 static void device_ids(struct kunit *test)
@@ -1105,6 +1112,32 @@ static struct kunit_suite drm_compute_svm_suite = {
 	.test_cases = drm_compute_svm_tests,
 };
 
+/*
+ * The munmap watcher covers the memory that has attributes, and only that
+ * (issue 23: it used to span the device's whole VA range, so every munmap
+ * of the process went through it): nothing before the first SET_ATTR, the
+ * span of what holds attributes after each.
+ */
+static void watch_follows_attributes(struct kunit *test)
+{
+	const struct drm_compute_svm_attr gran = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3 };
+	struct drm_compute_vm *vm = svm_vm(test);
+
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_cur, -1);
+	KUNIT_ASSERT_EQ(test, svm_set(test, upg(test, 2), 4 * PAGE_SIZE, &gran, 1), 0);
+	KUNIT_EXPECT_GE(test, vm->svm.watch_cur, 0);
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_start, upg(test, 2));
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_end, upg(test, 6));
+	KUNIT_ASSERT_EQ(test, svm_set(test, upg(test, 8), 2 * PAGE_SIZE, &gran, 1), 0);
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_start, upg(test, 2));
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_end, upg(test, 10));
+	/* Unmapped: the attributes of pages 8..9 go, and the watch narrows. */
+	KUNIT_ASSERT_EQ(test, vm_munmap(upg(test, 8), 2 * PAGE_SIZE), 0);
+	KUNIT_ASSERT_EQ(test, svm_set(test, upg(test, 3), PAGE_SIZE, &gran, 1), 0);
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_start, upg(test, 2));
+	KUNIT_EXPECT_EQ(test, vm->svm.watch_end, upg(test, 6));
+}
+
 static struct kunit_case drm_compute_svm_ioctl_tests[] = {
 	KUNIT_CASE(vm_create_flags),
 	KUNIT_CASE(unsupported),
@@ -1115,6 +1148,7 @@ static struct kunit_case drm_compute_svm_ioctl_tests[] = {
 	KUNIT_CASE(unmirrorable_mapping),
 	KUNIT_CASE(get_unwritable),
 	KUNIT_CASE(many_devices),
+	KUNIT_CASE(watch_follows_attributes),
 	{}
 };
 

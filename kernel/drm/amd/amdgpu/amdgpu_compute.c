@@ -703,11 +703,6 @@ err_free:
 	return ERR_PTR(r);
 }
 
-/* amdgpu mapped the queue on MES at creation; the CP watches its doorbell. */
-static void amdgpu_compute_queue_start(struct drm_compute_userq *q)
-{
-}
-
 /*
  * amdgpu_userq's destroy path, as AMDGPU_USERQ_OP_FREE takes it: the queue
  * leaves the file's queue manager and the last reference unmaps it from
@@ -817,7 +812,7 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.vm_free = amdgpu_compute_vm_free,				\
 	.vm_bind = amdgpu_compute_bind,					\
 	.userq_create = amdgpu_compute_queue_new,			\
-	.userq_start = amdgpu_compute_queue_start,			\
+	/* No userq_start: the queue is mapped on MES at creation. */	\
 	.userq_stop = amdgpu_compute_queue_stop,			\
 	.userq_free = amdgpu_compute_queue_free,			\
 	.userq_suspend = amdgpu_compute_queue_suspend,			\
@@ -1020,16 +1015,18 @@ void amdgpu_compute_file_init(struct amdgpu_device *adev,
 }
 
 /**
- * amdgpu_compute_file_fini - tear down the compute state of a closing file
+ * amdgpu_compute_file_release - stop the compute work of a closing file
  * @fpriv: the file's amdgpu state
  *
  * Called when the file is released, before amdgpu tears down the file's
- * user queues (its compute queues are among them) and VM; again, without
- * effect, at postclose, which alone runs when the open failed after
- * amdgpu_compute_file_init(). Stops and frees every compute queue and VM
- * of the file, then the doorbell page and EOP buffers.
+ * user queues (its compute queues are among them) and VM, while the file's
+ * GEM handles are still open. Stops and frees every compute queue and VM of
+ * the file (drm_compute_file_release()), then the doorbell page and EOP
+ * buffers. What a checkpoint left paused is dealt with at postclose, once
+ * the handles are closed (amdgpu_compute_file_fini()). Calling it again
+ * does nothing.
  */
-void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
+void amdgpu_compute_file_release(struct amdgpu_fpriv *fpriv)
 {
 	struct amdgpu_compute_file *afile = &fpriv->compute;
 	struct amdgpu_compute_vm_link *link = afile->link;
@@ -1039,8 +1036,7 @@ void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
 	if (!afile->base.cdev)
 		return;
 	adev = cfile_adev(&afile->base);
-	drm_compute_file_fini(&afile->base);
-	afile->base.cdev = NULL;
+	drm_compute_file_release(&afile->base);
 	/* A compute VM that outlives the file stops mirroring into its VM. */
 	amdgpu_compute_svm_detach(&fpriv->vm);
 
@@ -1058,5 +1054,26 @@ void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
 		drm_gem_object_put(afile->doorbell);
 		afile->doorbell = NULL;
 	}
+}
+
+/**
+ * amdgpu_compute_file_fini - tear down the compute state of a closed file
+ * @fpriv: the file's amdgpu state
+ *
+ * Called at postclose, after the DRM core closed the file's GEM handles (and
+ * alone when the open failed after amdgpu_compute_file_init()): revokes the
+ * export buffers a checkpoint paused that no other file holds
+ * (drm_compute_file_fini(): revoke-on-close needs the handle counts without
+ * this file's), after amdgpu_compute_file_release() if release did not run.
+ */
+void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv)
+{
+	struct amdgpu_compute_file *afile = &fpriv->compute;
+
+	if (!afile->base.cdev)
+		return;
+	amdgpu_compute_file_release(fpriv);
+	drm_compute_file_fini(&afile->base);
+	afile->base.cdev = NULL;
 	ida_destroy(&afile->slots);
 }

@@ -61,6 +61,7 @@ void amdgpu_compute_device_fini(struct amdgpu_device *adev);
 void amdgpu_compute_file_init(struct amdgpu_device *adev,
 			      struct amdgpu_fpriv *fpriv,
 			      struct drm_file *file);
+void amdgpu_compute_file_release(struct amdgpu_fpriv *fpriv);
 void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv);
 
 /* amdgpu_compute_svm.c: SVM compute VMs on drm_gpusvm */

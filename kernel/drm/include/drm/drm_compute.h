@@ -163,7 +163,9 @@ struct drm_compute_userq_hw {
  * Every callback runs in process context and may sleep unless it says
  * otherwise. A feature is reported (and its ioctls answer) only when every
  * callback it marks mandatory is set; drm_compute_device_init() derives
- * the feature bits from this table, never from a driver's claim.
+ * the feature bits from this table, never from a driver's claim, and
+ * refuses a table that sets some of a feature's mandatory callbacks but not
+ * all of them (the log names the missing one).
  */
 struct drm_compute_ops {
 	/**
@@ -212,8 +214,11 @@ struct drm_compute_ops {
 						  u64 *doorbell_offset,
 						  u32 *doorbell_pos);
 	/**
-	 * @userq_start: USERQ, mandatory. The helper published the queue: let
-	 * it watch its doorbell. Cannot fail.
+	 * @userq_start: USERQ, optional. The helper set the queue up and is
+	 * about to publish its id: let it watch its doorbell. Cannot fail.
+	 * A driver whose hardware runs the queue from @userq_create on
+	 * (amdgpu maps it on MES there) has none: userspace learns the
+	 * doorbell only when creation returns.
 	 */
 	void (*userq_start)(struct drm_compute_userq *q);
 	/**
@@ -574,11 +579,26 @@ struct drm_compute_vm_svm {
 	 */
 	struct mm_struct *mm;
 	/**
-	 * @watch: interval notifier over the device's VA range that records
-	 * what munmap and mremap remove, so that the attributes of that
-	 * memory go (drm_compute_svm_collect()).
+	 * @watch: interval notifiers that record what munmap and mremap
+	 * remove, so that the attributes of that memory go
+	 * (drm_compute_svm_collect()). One is active at a time (@watch_cur),
+	 * over the span of the memory that has attributes
+	 * [@watch_start, @watch_end), so that munmap elsewhere in the process
+	 * does not come through it; the other is the next span, inserted
+	 * before the active one is removed.
 	 */
-	struct mmu_interval_notifier watch;
+	struct drm_compute_svm_watch {
+		/** @watch.notifier: the interval notifier. */
+		struct mmu_interval_notifier notifier;
+		/** @watch.svm: back to this structure. */
+		struct drm_compute_vm_svm *svm;
+	} watch[2];
+	/** @watch_cur: the active entry of @watch, or -1 for none (under @lock). */
+	int watch_cur;
+	/** @watch_start: first address the active watch covers (under @lock). */
+	u64 watch_start;
+	/** @watch_end: end of what the active watch covers (under @lock). */
+	u64 watch_end;
 	/** @unmap_lock: protects @unmapped, @nr_unmapped and @rescan. */
 	spinlock_t unmap_lock;
 	/** @unmapped: intervals unmapped since the last collection. */
@@ -709,6 +729,7 @@ unsigned int drm_compute_device_reset(struct drm_compute_device *cdev);
 void drm_compute_file_init(struct drm_compute_file *cfile,
 			   struct drm_compute_device *cdev,
 			   struct drm_file *file);
+void drm_compute_file_release(struct drm_compute_file *cfile);
 void drm_compute_file_fini(struct drm_compute_file *cfile);
 
 /* VMs (drm_compute_vm.c) */
@@ -922,6 +943,12 @@ static int prefix##_compute_criu_pause(struct drm_device *dev, void *data,	\
  *
  * Designated initializers: operation N lands at DRM_COMMAND_BASE +
  * DRM_<DRV>_COMPUTE_BASE + N wherever the macro stands in the table.
+ *
+ * Every operation that allocates or runs work carries DRM_AUTH, as
+ * rendering ioctls do (drm_ioctl.h): a client of the primary node must be
+ * authenticated by the master first, on the render node it changes
+ * nothing. The read-only QUERY does not need it; the checkpoint/restore
+ * operations have DRM core's own rule instead (DRM_CHECKPOINT_RESTORE).
  */
 #define DRM_COMPUTE_IOCTLS(DRV, prefix)					\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_QUERY] = {		\
@@ -932,79 +959,79 @@ static int prefix##_compute_criu_pause(struct drm_device *dev, void *data,	\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_BO_CREATE] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_BO_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_bo_create,			\
 		.name = "DRM_COMPUTE_BO_CREATE",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_BO_MMAP] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_BO_MMAP(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_bo_mmap,			\
 		.name = "DRM_COMPUTE_BO_MMAP",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_CREATE] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_VM_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_vm_create,			\
 		.name = "DRM_COMPUTE_VM_CREATE",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_DESTROY] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_VM_DESTROY(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_vm_destroy,			\
 		.name = "DRM_COMPUTE_VM_DESTROY",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_VM_BIND] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_VM_BIND(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_vm_bind,			\
 		.name = "DRM_COMPUTE_VM_BIND",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_CREATE] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_CREATE(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_create,			\
 		.name = "DRM_COMPUTE_USERQ_CREATE",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_DESTROY] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_DESTROY(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_destroy,			\
 		.name = "DRM_COMPUTE_USERQ_DESTROY",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_CONTROL] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_CONTROL(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_control,			\
 		.name = "DRM_COMPUTE_USERQ_CONTROL",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_STATE] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_STATE(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_state,			\
 		.name = "DRM_COMPUTE_USERQ_STATE",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_WAIT] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_WAIT(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_wait,			\
 		.name = "DRM_COMPUTE_USERQ_WAIT",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_USERQ_SIGNAL] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_USERQ_SIGNAL(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_userq_signal,			\
 		.name = "DRM_COMPUTE_USERQ_SIGNAL",			\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_SVM] = {		\
 		.cmd = DRM_COMPUTE_IOCTL_SVM(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_svm,				\
 		.name = "DRM_COMPUTE_SVM",				\
 	},							\
 	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_P2P_REPORT] = {	\
 		.cmd = DRM_COMPUTE_IOCTL_P2P_REPORT(DRM_##DRV##_COMPUTE_BASE),	\
-		.flags = DRM_RENDER_ALLOW,				\
+		.flags = DRM_AUTH | DRM_RENDER_ALLOW,			\
 		.func = prefix##_compute_p2p_report,			\
 		.name = "DRM_COMPUTE_P2P_REPORT",			\
 	},							\
