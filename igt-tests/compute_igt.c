@@ -253,6 +253,87 @@ int compute_prime_fd(const struct compute_dev *cd, uint32_t handle)
 }
 
 /**
+ * compute_engine_pid - the kernel thread that runs @cd's queues
+ * @cd: a vcompute device
+ *
+ * vcompute's engine thread is named after its instance ("vcompute.0",
+ * truncated to the kernel's 15 characters), the name of the render node's
+ * parent device.
+ *
+ * Returns: its pid, or -ENOENT.
+ */
+int compute_engine_pid(const struct compute_dev *cd)
+{
+	char link[PATH_MAX], real[PATH_MAX], want[16];
+	struct dirent *e;
+	const char *base;
+	int pid = -ENOENT;
+	size_t len;
+	DIR *dir;
+
+	snprintf(link, sizeof(link), "/sys/dev/char/%u:%u/device", major(cd->dev.rdev),
+		 minor(cd->dev.rdev));
+	if (!realpath(link, real))
+		return -ENOENT;
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	/* The kernel keeps 15 characters of a thread's name. */
+	len = strnlen(base, sizeof(want) - 1);
+	memcpy(want, base, len);
+	want[len] = 0;
+	dir = opendir("/proc");
+	if (!dir)
+		return -ENOENT;
+	while (pid < 0 && (e = readdir(dir))) {
+		char path[PATH_MAX], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && strcspn(comm, "\n") == strlen(want) &&
+		    !strncmp(comm, want, strlen(want)))
+			pid = atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(dir);
+	return pid;
+}
+
+/**
+ * compute_task_cpu_ns - CPU time a task has used, user and system
+ * @pid: the task
+ *
+ * From /proc/PID/stat (utime + stime), in clock ticks turned into ns.
+ *
+ * Returns: the time, or 0 when it cannot be read.
+ */
+uint64_t compute_task_cpu_ns(int pid)
+{
+	unsigned long long utime = 0, stime = 0;
+	char path[64], buf[1024], *p;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* Fields after the command name, which may hold spaces: ") S ppid ...". */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+			 &utime, &stime) != 2)
+		return 0;
+	return (utime + stime) * (1000000000ull / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+/**
  * compute_assert_memory - the device's memory is as it was
  * @used: device memory in use before (compute_memory())
  * @pages: the driver's own system pages before

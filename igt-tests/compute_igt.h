@@ -237,6 +237,8 @@ int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *o
 void compute_assert_memory(const struct compute_dev *cd, uint64_t used, int64_t pages,
 			   const char *when);
 int compute_prime_fd(const struct compute_dev *cd, uint32_t handle);
+int compute_engine_pid(const struct compute_dev *cd);
+uint64_t compute_task_cpu_ns(int pid);
 int64_t compute_all_own_pages(const struct compute_dev *cd);
 int compute_reset(const struct compute_dev *cd);
 bool compute_drop_cap(unsigned int cap);

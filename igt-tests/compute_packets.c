@@ -480,6 +480,185 @@ static void restore_hang_timeout(void)
 	saved_hang_timeout = ~0ull;
 }
 
+/* ---- the engine's bounds (issue 23) ---- */
+
+static unsigned long long saved_job_timeout = ~0ull;
+
+static void set_job_timeout(unsigned long long ms)
+{
+	if (saved_job_timeout == ~0ull)
+		igt_require(compute_read_param("vcompute", "job_timeout_ms",
+					       &saved_job_timeout) == 0);
+	igt_assert_eq(compute_write_param("vcompute", "job_timeout_ms", ms), 0);
+}
+
+static void restore_job_timeout(void)
+{
+	if (saved_job_timeout == ~0ull)
+		return;
+	compute_write_param("vcompute", "job_timeout_ms", saved_job_timeout);
+	saved_job_timeout = ~0ull;
+}
+
+/*
+ * A job that never ends and always makes progress: LIST_SUM around a
+ * two-node cycle at @nodes_va (in @nodes), counting to 2^64 - 1.
+ */
+static uint32_t endless_job(uint64_t *p, void *nodes, uint64_t nodes_va, uint64_t out_va)
+{
+	struct vcompute_list_node *n = nodes;
+
+	n[0] = (struct vcompute_list_node){ .next = nodes_va + sizeof(*n), .value = 1 };
+	n[1] = (struct vcompute_list_node){ .next = nodes_va, .value = 2 };
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_LIST_SUM, UINT64_MAX, 0, nodes_va,
+				    out_va, 0);
+}
+
+#define ENDLESS_NODES	24576	/* offset in y: the two nodes */
+#define ENDLESS_OUT	24640	/* offset in y: the running sum */
+
+/*
+ * A job that runs past job_timeout_ms is stopped: its queue FAULTED with
+ * JOB_TIMEOUT at the packet, its waiter woken with -EIO. Hang detection
+ * alone never stops it (its progress moves), so before the job limit the
+ * queue ran until it was destroyed.
+ */
+static void test_job_timeout(void)
+{
+	static struct compute_queue jq;
+	struct drm_compute_userq_state st;
+	uint64_t value, t0, pkt_va;
+
+	set_job_timeout(500);
+	compute_queue_init_at(&cd, vm, COMPUTE_QUEUE_VA(5), &jq);
+	pkt_va = jq.q.ring_va + (jq.q.wptr & (jq.q.ring_size - 1));
+	compute_emit(&jq, pkt, endless_job(pkt, (char *)y.cpu + ENDLESS_NODES,
+					   y.va + ENDLESS_NODES, y.va + ENDLESS_OUT));
+	value = compute_submit(&jq);
+	t0 = compute_now_ns();
+	igt_fork(child, 1)
+		igt_assert_eq(onenode_queue_wait(&jq.q, value, COMPUTE_TIMEOUT_MS * 1000000ll),
+			      -EIO);
+	igt_assert_f(compute_poll_status(&cd, jq.q.id, DRM_COMPUTE_USERQ_STATUS_FAULTED,
+					 20000, &st),
+		     "the endless job still runs after 20 s: %s\n",
+		     onenode_status_name(st.status));
+	igt_info("stopped after %.0f ms (limit 500 ms of engine time)\n",
+		 (compute_now_ns() - t0) / 1e6);
+	igt_assert_f(st.fault_reason == DRM_COMPUTE_FAULT_JOB_TIMEOUT, "fault %s\n",
+		     onenode_fault_name(st.fault_reason));
+	igt_assert_eq_u64(st.fault_va, pkt_va);
+	igt_waitchildren();
+	compute_queue_fini(&jq);
+	restore_job_timeout();
+	compute_check_alive(&bystander);
+}
+
+/* Batches of four 256 KiB FILLs @cq completes in @ms milliseconds. */
+static unsigned int fill_batches(struct compute_queue *cq, uint64_t va, unsigned int ms)
+{
+	uint64_t end = compute_now_ns() + ms * MS;
+	unsigned int n = 0;
+
+	while (compute_now_ns() < end) {
+		for (unsigned int i = 0; i < 4; i++)
+			compute_emit(cq, pkt, onenode_pkt_fill(pkt, va, 256 * 1024, n + i));
+		compute_sync(cq, compute_submit(cq));
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Another client's queue that never stops (job limit off) takes no more
+ * than its share of the engine: a client at the same priority keeps at
+ * least 0.3 of the throughput it has alone (0.5 is an even split; the rest
+ * is margin for TCG). With one step per turn, whatever a step cost, the
+ * endless LIST_SUM's long steps took nearly all of it.
+ */
+static void test_fair_share(void)
+{
+	static struct compute_queue victim, hostile;
+	static struct compute_buf vbuf;
+	struct compute_dev other;
+	unsigned int alone, shared;
+	uint32_t ovm;
+	double ratio;
+
+	set_job_timeout(0);
+	compute_open_file(&cd, &other);
+	ovm = compute_vm(&other);
+	compute_buf_init(&other, ovm, 256 * 1024, DRM_COMPUTE_PLACEMENT_SYSTEM,
+			 COMPUTE_BUF_VA(0), DRM_COMPUTE_VM_BIND_NOEXEC, &vbuf);
+	compute_queue_init_at(&other, ovm, COMPUTE_QUEUE_VA(0), &victim);
+	fill_batches(&victim, vbuf.va, 200);	/* warm up */
+	alone = fill_batches(&victim, vbuf.va, 1500);
+
+	compute_queue_init_at(&cd, vm, COMPUTE_QUEUE_VA(5), &hostile);
+	compute_emit(&hostile, pkt, endless_job(pkt, (char *)y.cpu + ENDLESS_NODES,
+						y.va + ENDLESS_NODES, y.va + ENDLESS_OUT));
+	compute_submit(&hostile);
+	shared = fill_batches(&victim, vbuf.va, 1500);
+	compute_check_alive(&victim);
+	{
+		struct drm_compute_userq_state st;
+
+		compute_state(&cd, hostile.q.id, &st);
+		igt_assert_f(st.status == DRM_COMPUTE_USERQ_STATUS_RUNNING,
+			     "the endless job: %s\n", onenode_status_name(st.status));
+	}
+	compute_queue_fini(&hostile);
+	restore_job_timeout();
+	ratio = (double)shared / alone;
+	igt_info("batches in 1.5 s: %u alone, %u beside an endless job: %.2f of alone\n",
+		 alone, shared, ratio);
+	compute_queue_fini(&victim);
+	compute_buf_fini(&other, &vbuf);
+	compute_vm_destroy(&other, ovm);
+	compute_close(&other);
+	igt_assert_f(ratio >= 0.3, "a client kept %.2f of its throughput\n", ratio);
+}
+
+/*
+ * The engine thread's CPU time, from /proc: about none while no queue has
+ * work, and little while a queue waits (WAIT_MEM) for two seconds; the
+ * polling backs off instead of waking every few tens of microseconds.
+ */
+static void test_engine_cpu(void)
+{
+	static struct compute_queue wq;
+	volatile uint32_t *flag = (uint32_t *)((char *)y.cpu + ENDLESS_OUT + 64);
+	int pid = compute_engine_pid(&cd);
+	uint64_t c0, c1, value;
+	double idle, waiting;
+
+	igt_require_f(pid > 0, "no engine thread found for the device\n");
+	compute_sleep_ms(100);
+	c0 = compute_task_cpu_ns(pid);
+	compute_sleep_ms(2000);
+	c1 = compute_task_cpu_ns(pid);
+	idle = (c1 - c0) / 2e9;
+
+	*flag = 0;
+	compute_queue_init_at(&cd, vm, COMPUTE_QUEUE_VA(5), &wq);
+	compute_emit(&wq, pkt, onenode_pkt_wait_mem(pkt, y.va + ENDLESS_OUT + 64,
+						    VCOMPUTE_WAIT_EQ, 1, ~0ull, 0, 0));
+	value = compute_submit(&wq);
+	compute_sleep_ms(100);
+	c0 = compute_task_cpu_ns(pid);
+	compute_sleep_ms(2000);
+	c1 = compute_task_cpu_ns(pid);
+	waiting = (c1 - c0) / 2e9;
+	*flag = 1;
+	compute_sync(&wq, value);
+	compute_queue_fini(&wq);
+	igt_info("engine CPU: %.1f%% idle, %.1f%% with a queue waiting\n", idle * 100,
+		 waiting * 100);
+	igt_assert_f(idle <= 0.02, "the idle engine used %.1f%% of a CPU\n", idle * 100);
+	igt_assert_f(waiting <= 0.15, "the engine used %.1f%% of a CPU polling a wait\n",
+		     waiting * 100);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -1210,8 +1389,30 @@ igt_main
 		compute_check_alive(&bystander);
 	}
 
+	igt_describe("Job limit (job_timeout_ms lowered to 500, restored after): "
+		     "a LIST_SUM around a cycle, counting to 2^64, which hang "
+		     "detection never stops, is stopped: FAULTED with "
+		     "JOB_TIMEOUT at the packet, its waiter gets -EIO, the "
+		     "bystander queue keeps running.");
+	igt_subtest("job-timeout")
+		test_job_timeout();
+
+	igt_describe("Fair share: a client's FILL throughput beside another "
+		     "client's endless job (job limit off) is at least 0.3 of "
+		     "what it is alone.");
+	igt_subtest("fair-share")
+		test_fair_share();
+
+	igt_describe("The engine thread uses at most 2% of a CPU while no queue "
+		     "has work and at most 15% while a queue waits in WAIT_MEM "
+		     "(measured from /proc over 2 s each; the kernel accounts "
+		     "by ticks, which overcharges short wake-ups).");
+	igt_subtest("engine-cpu")
+		test_engine_cpu();
+
 	igt_fixture {
 		restore_hang_timeout();
+		restore_job_timeout();
 		compute_queue_fini(&bystander);
 		compute_queue_fini(&q);
 		compute_buf_fini(&cd, &z);

@@ -51,6 +51,7 @@ static const char *const fault_names[] = {
 	[DRM_COMPUTE_FAULT_LOST] = "lost",
 	[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
 	[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
+	[DRM_COMPUTE_FAULT_JOB_TIMEOUT] = "job-timeout",
 };
 
 static const char *const p2p_reason_names[] = {

@@ -306,6 +306,7 @@ static void test_status_fault_names(void)
 		[DRM_COMPUTE_FAULT_LOST] = "lost",
 		[DRM_COMPUTE_FAULT_NOMIRROR] = "nomirror",
 		[DRM_COMPUTE_FAULT_SVM_BUSY] = "svm-busy",
+		[DRM_COMPUTE_FAULT_JOB_TIMEOUT] = "job-timeout",
 	};
 
 	for (uint32_t s = DRM_COMPUTE_USERQ_STATUS_IDLE; s <= DRM_COMPUTE_USERQ_STATUS_LOST; s++)
@@ -313,9 +314,9 @@ static void test_status_fault_names(void)
 	CHECK_STR(onenode_status_name(0), "unknown", "status 0 has no name");
 	CHECK_STR(onenode_status_name(DRM_COMPUTE_USERQ_STATUS_LOST + 1), "unknown",
 		  "status past the last");
-	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_SVM_BUSY; r++)
+	for (uint32_t r = DRM_COMPUTE_FAULT_NONE; r <= DRM_COMPUTE_FAULT_JOB_TIMEOUT; r++)
 		CHECK_STR(onenode_fault_name(r), faults[r], "fault %u", r);
-	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_SVM_BUSY + 1), "unknown", "fault past the last");
+	CHECK_STR(onenode_fault_name(DRM_COMPUTE_FAULT_JOB_TIMEOUT + 1), "unknown", "fault past the last");
 	CHECK_STR(onenode_fault_name(UINT32_MAX), "unknown", "fault UINT32_MAX");
 	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_NONE), "p2p", "p2p reason none");
 	CHECK_STR(onenode_p2p_reason_name(DRM_COMPUTE_P2P_REASON_NO_P2P_MEMORY), "no-p2p-memory",

@@ -229,7 +229,8 @@ void state_outputs(Thread &t, const Call &call, Queue *q)
 		 (st.fault_reason < DRM_COMPUTE_FAULT_UNMAPPED ||
 		  (st.fault_reason > DRM_COMPUTE_FAULT_TIMEOUT &&
 		   st.fault_reason != DRM_COMPUTE_FAULT_NOMIRROR &&
-		   st.fault_reason != DRM_COMPUTE_FAULT_SVM_BUSY)))
+		   st.fault_reason != DRM_COMPUTE_FAULT_SVM_BUSY &&
+		   st.fault_reason != DRM_COMPUTE_FAULT_JOB_TIMEOUT)))
 		bad = "FAULTED with a reason that is not a fault";
 	else if (st.status == DRM_COMPUTE_USERQ_STATUS_HUNG &&
 		 st.fault_reason != DRM_COMPUTE_FAULT_HANG)

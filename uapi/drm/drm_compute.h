@@ -939,6 +939,14 @@ struct drm_compute_userq_control {
  * and again) or its pages could not be faulted in time.
  */
 #define DRM_COMPUTE_FAULT_SVM_BUSY	11
+/**
+ * DRM_COMPUTE_FAULT_JOB_TIMEOUT - one packet (a job) ran on the device for
+ * longer than the device's job time limit and was stopped, as a GPU's job
+ * timeout stops a shader that never ends; the fault address is the packet's
+ * place in the ring. Time spent waiting (WAIT_MEM) does not count. The
+ * limit is the driver's (vcompute: its ``job_timeout_ms`` parameter).
+ */
+#define DRM_COMPUTE_FAULT_JOB_TIMEOUT	12
 
 /**
  * struct drm_compute_userq_state - read a queue's state.
@@ -1319,7 +1327,9 @@ struct drm_compute_criu_info {
  * an unknown @op, non-zero @flags, out fields or @reserved;
  * -EALREADY to pause a paused file or resume one that is not; -EBUSY when
  * a buffer is pinned, as above; -EINTR on a signal while waiting for an
- * importer, with the file as it was; -ENOMEM; the driver's error from
+ * importer, -ETIMEDOUT when an importer's fences did not signal within the
+ * helper's hang timeout, each with the file as it was; -ENOMEM; the
+ * driver's error from
  * suspending or resuming a queue (the pause undone; the resume carries on
  * with the other queues and buffers).
  */

@@ -486,6 +486,11 @@ struct vcompute_queue {
 	u64 pkt_state;
 	/** @wait_start: when the current WAIT_MEM started, ns (engine). */
 	u64 wait_start;
+	/**
+	 * @job_ns: engine time the current packet has taken so far, waiting
+	 * not counted (engine); checked against ``job_timeout_ms``.
+	 */
+	u64 job_ns;
 	/** @saves: suspensions so far (engine). */
 	u64 saves;
 	/** @pkt: the packet being executed, copied from the ring (engine). */

@@ -7,11 +7,21 @@
  * DOC: The packet engine
  *
  * One kernel thread per device executes every started queue. A round walks
- * the queues from the highest priority down and gives each a budget of
- * priority + 1 steps; a step is one packet, or one bounded chunk (256 KiB
- * of data) of a long COPY, FILL or DISPATCH, so a queue is preemptible
- * between chunks: suspend, stop and hang reset wait at most one chunk, and
- * one queue's long packet never blocks the others for long.
+ * the queues from the highest priority down and gives each a time slice of
+ * (priority + 1) x ``SLICE_NS`` of engine time, at least one step; a step is
+ * one packet, or one bounded chunk of a long one (256 KiB of data of a
+ * COPY, FILL or DISPATCH, LIST_CHUNK nodes of a LIST_SUM), so a queue is
+ * preemptible between chunks: suspend, stop and hang reset wait at most one
+ * chunk, and a queue that never stops (a LIST_SUM over a cyclic list, a
+ * DISPATCH of 2^64 elements) takes no more than its share of the engine's
+ * time from the others.
+ *
+ * Every packet is a job with a time limit: the engine time it has taken
+ * (&vcompute_queue.job_ns, waiting not counted) may not exceed
+ * ``job_timeout_ms`` (module parameter, 0 = no limit). A job that runs past
+ * it is stopped and its queue faulted with %DRM_COMPUTE_FAULT_JOB_TIMEOUT
+ * at the packet's place in the ring, as a GPU's job timeout would; the log
+ * names the queue.
  *
  * A step reads the doorbell's write pointer (with acquire semantics: the
  * packets are written before it), fetches the packet at the read pointer
@@ -27,9 +37,11 @@
  *
  * Doorbells are polled, which is the software equivalent of a GPU's
  * doorbell monitor: while any queue has work the thread runs rounds;
- * while a queue only waits (WAIT_MEM) it polls every few tens of
- * microseconds; after ``poll_idle_us`` (module parameter) without work it
- * sleeps, following io_uring's SQPOLL protocol: set
+ * while queues only wait (WAIT_MEM) it polls them with a backoff, from
+ * ``WAIT_POLL_MIN_US`` doubling to ``WAIT_POLL_MAX_US`` for as long as
+ * nothing moves (a WAIT_MEM is satisfied by a memory write, which rings
+ * no doorbell); after ``poll_idle_us`` (module parameter) without work it
+ * sleeps, using no CPU, following io_uring's SQPOLL protocol: set
  * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP in every doorbell, full barrier,
  * re-read every write pointer, and sleep only if none moved.
  * vcompute_engine_kick() (queue start and resume, the WAKE operation)
@@ -47,8 +59,10 @@
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/string.h>
+#include <linux/wait.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_print.h>
 
 #include "vcompute_drv.h"
 
@@ -57,8 +71,18 @@ module_param(poll_idle_us, uint, 0644);
 MODULE_PARM_DESC(poll_idle_us,
 		 "Microseconds the engine keeps polling idle doorbells before it sleeps (default 1000)");
 
+static unsigned int job_timeout_ms = 10000;
+module_param(job_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(job_timeout_ms,
+		 "Engine time one packet may take before its queue is stopped (ms, 0 = no limit; default 10000)");
+
 #define CHUNK		SZ_256K
 #define MAX_GROUPS	64
+/* A queue's time slice per round, per priority level. */
+#define SLICE_NS	(250 * NSEC_PER_USEC)
+/* The backoff of polling waiting queues. */
+#define WAIT_POLL_MIN_US	20
+#define WAIT_POLL_MAX_US	10000
 
 enum step {
 	STEP_IDLE,	/* nothing to do */
@@ -427,7 +451,7 @@ static void exec_sum(struct vcompute_queue *q,
  * packet's state and the nodes visited its progress; the running sum lives
  * in the output, so that a suspended queue resumes with nothing lost.
  */
-#define LIST_CHUNK	4096
+#define LIST_CHUNK	256
 
 static void exec_list_sum(struct vcompute_queue *q,
 			  const struct vcompute_pkt_dispatch *p, struct exec *x)
@@ -572,12 +596,24 @@ static enum step queue_fault(struct vcompute_queue *q, int fault, u64 va)
 	return STEP_DEAD;
 }
 
+/* The packet at the read pointer ran past the job limit: stop its queue. */
+static enum step job_timeout(struct vcompute_queue *q, unsigned int limit_ms)
+{
+	u64 va = q->ring_va + (q->rptr & (q->ring_size - 1));
+
+	drm_err_ratelimited(&q->vdev->drm,
+			    "compute: queue %u: the packet at %#llx ran for more than %u ms; stopped\n",
+			    q->base.id, va, limit_ms);
+	return queue_fault(q, DRM_COMPUTE_FAULT_JOB_TIMEOUT, va);
+}
+
 /* One packet, or one chunk of a long one. Called with the engine lock. */
 static enum step queue_step(struct vcompute_queue *q)
 {
 	const struct vcompute_pkt_header *h = (const void *)q->pkt;
 	struct drm_compute_doorbell *db = vcompute_doorbell(q);
-	u64 rptr = q->rptr, wptr, fault_va = 0;
+	u64 rptr = q->rptr, wptr, fault_va = 0, t0;
+	unsigned int limit_ms;
 	struct exec x = { };
 	int fault;
 
@@ -610,19 +646,26 @@ static enum step queue_step(struct vcompute_queue *q)
 		return queue_fault(q, fault, fault == DRM_COMPUTE_FAULT_PACKET ?
 				   q->ring_va + (rptr & (q->ring_size - 1)) : fault_va);
 
+	t0 = ktime_get_ns();
 	exec_packet(q, &x);
 	if (x.fault)
 		return queue_fault(q, x.fault, x.fault_va);
 	if (x.wait)
 		return STEP_WAIT;
+	q->job_ns += ktime_get_ns() - t0;
 	WRITE_ONCE(q->progress, q->progress + 1);
-	if (!x.done)
+	if (!x.done) {
+		limit_ms = READ_ONCE(job_timeout_ms);
+		if (limit_ms && q->job_ns > limit_ms * NSEC_PER_MSEC)
+			return job_timeout(q, limit_ms);
 		return STEP_WORK;
+	}
 
 	rptr += h->size_qw * 8ULL;
 	q->pkt_progress = 0;
 	q->pkt_state = 0;
 	q->wait_start = 0;
+	q->job_ns = 0;
 	fault = vm_write(q, q->rptr_va, &rptr, 8, &fault_va);
 	if (fault)
 		return queue_fault(q, fault, fault_va);
@@ -679,10 +722,31 @@ static bool arm_wakeup(struct vcompute_engine *e)
 	return !pending;
 }
 
+/*
+ * Run @q for its time slice: steps until the slice is used up or the queue
+ * stops moving. Sets *@moved when a step moved it forward. Called with the
+ * engine lock.
+ */
+static enum step queue_slice(struct vcompute_queue *q, bool *moved)
+{
+	u64 start = ktime_get_ns(), slice = (q->base.priority + 1) * SLICE_NS;
+	enum step s;
+
+	lockdep_assert_held(&q->vdev->engine.lock);
+	do {
+		s = queue_step(q);
+		if (s != STEP_WORK)
+			return s;
+		*moved = true;
+	} while (ktime_get_ns() - start < slice);
+	return STEP_WORK;
+}
+
 static int engine_thread(void *arg)
 {
 	struct vcompute_device *vdev = arg;
 	struct vcompute_engine *e = &vdev->engine;
+	unsigned int wait_us = WAIT_POLL_MIN_US;
 	u64 idle_since = ktime_get_ns();
 
 	while (!kthread_should_stop()) {
@@ -692,30 +756,30 @@ static int engine_thread(void *arg)
 		atomic_set(&e->kicked, 0);
 		mutex_lock(&e->lock);
 		list_for_each_entry(q, &e->queues, link) {
-			unsigned int i, budget = q->base.priority + 1;
+			enum step s = queue_slice(q, &work);
 
-			for (i = 0; i < budget; i++) {
-				enum step s = queue_step(q);
-
-				if (s == STEP_WORK) {
-					work = true;
-					continue;
-				}
-				waiting |= s == STEP_WAIT;
-				break;
-			}
+			waiting |= s == STEP_WAIT;
 		}
 		mutex_unlock(&e->lock);
 
 		if (work) {
 			idle_since = ktime_get_ns();
+			wait_us = WAIT_POLL_MIN_US;
 			cond_resched();
 			continue;
 		}
 		if (waiting) {
-			usleep_range(20, 100);
+			/* Nothing moved: poll again later, or on a doorbell. */
+			wait_event_interruptible_hrtimeout(e->wq, atomic_read(&e->kicked) ||
+							   kthread_should_stop(),
+							   us_to_ktime(wait_us));
+			if (atomic_read(&e->kicked))
+				wait_us = WAIT_POLL_MIN_US;
+			else
+				wait_us = min(wait_us * 2, WAIT_POLL_MAX_US);
 			continue;
 		}
+		wait_us = WAIT_POLL_MIN_US;
 		if (ktime_get_ns() - idle_since < READ_ONCE(poll_idle_us) * 1000ULL) {
 			usleep_range(10, 50);
 			continue;
