@@ -1,7 +1,8 @@
 #!/bin/bash
 # igt-tests/upstream/run.sh OUTDIR: upstream IGT's generic DRM tests
 # (tests.txt, from the IGT that ./onenode unpacks into /opt/igt of the tree)
-# against vcompute's default instance, in the VM.
+# against vcompute's default instance (a test marked "pci" in tests.txt:
+# against the last vcompute PCI instance), in the VM.
 #
 # Each binary runs once, whole, under a time limit (IGT_UPSTREAM_TIMEOUT
 # seconds, default 300, then SIGKILL); its output goes to
@@ -41,18 +42,37 @@ if [ -z "$card" ] || [ -z "$render" ]; then
 	setup_failed "$dev has no DRM card and render node (in $dev/drm: $(echo "$dev"/drm/*))"
 fi
 
+# A PCI instance for the tests marked "pci": the last function vcompute
+# drives (tools/guest/run.sh hands it the VM's ivshmem functions).
+pci_dev=$(compgen -G "/sys/bus/pci/drivers/vcompute/0000:*" | tail -1)
+[ -n "$pci_dev" ] && pci_dev=$(readlink -f "$pci_dev")
+
 # IGT's device filter: the sysfs path of the parent device (a filter on the
 # render node alone leaves tests that open the card node without a device).
 # IGT_FORCE_DRIVER makes IGT check the driver name on every open.
-export IGT_DEVICE=sys:$dev IGT_FORCE_DRIVER=vcompute
-echo "igt-upstream: $(cat /opt/igt/VERSION) on $dev ($(basename "$card"), $(basename "$render")), $limit s per test"
+export IGT_FORCE_DRIVER=vcompute
+echo "igt-upstream: $(cat /opt/igt/VERSION) on $dev ($(basename "$card"), $(basename "$render")), PCI instance ${pci_dev:-none}, $limit s per test"
 t_all=$(date +%s.%N)
-while read -r t _; do
+while read -r t where only; do
 	case $t in '' | '#'*) continue ;; esac
+	export IGT_DEVICE=sys:$dev
+	if [ "$where" = pci ]; then
+		# Without one the test finds no device and fails: that is counted.
+		export IGT_DEVICE=sys:${pci_dev:-/sys/bus/pci/drivers/vcompute/none}
+	fi
 	bin=/opt/igt/libexec/igt-gpu-tools/$t
+	# A third word: the only subtests to run (comma-separated); the others
+	# go to TEST.notrun, which the host counts as failures unless
+	# expected.txt gives their reason.
+	args=()
+	if [ -n "$only" ] && [ -x "$bin" ]; then
+		args=(--run-subtest "$only")
+		timeout -s KILL 60 "$bin" --list-subtests 2>/dev/null |
+			grep -vxF -f <(tr ',' '\n' <<<"$only") >"$dir/$t.notrun"
+	fi
 	t0=$(date +%s.%N)
 	if [ -x "$bin" ]; then
-		timeout -s KILL "$limit" "$bin" </dev/null >"$dir/$t.txt" 2>&1
+		timeout -s KILL "$limit" "$bin" "${args[@]}" </dev/null >"$dir/$t.txt" 2>&1
 		rc=$?
 	else
 		echo "igt-upstream: $bin is missing" >"$dir/$t.txt"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// onenode-results: turns test logs into one "PASS|FAIL|SKIP stage/name" line
-// per result, the input of ./onenode test's summary.
+// onenode-results: turns test logs into one "PASS|FAIL|SKIP|XFAIL stage/name"
+// line per result, the input of ./onenode test's summary.
 //
 //   onenode-results meson STAGE testlog.json   meson's JSON-lines test log
 //   onenode-results ktap STAGE dmesg.txt       KUnit's KTAP output in a kernel log
@@ -18,12 +18,14 @@
 // started and never reported fails (the binary crashed or was killed), so
 // does one of DIR/TEST.list (the test's subtests, listed when it failed)
 // that never started, and so does a test whose output says IGT opened no
-// device. EXPECTED lists "TEST/SUBTEST skip|fail|flaky REASON": an expected
-// skip or failure counts as a SKIP with its reason; a listed result that
-// passes, or skips where it should fail (or the reverse), fails, as does an
-// entry that matches no result; "flaky" (timing under emulation) lets a
-// result pass, or fail as a SKIP with its reason. Any other skip fails:
-// every test in the list is meant to run on vcompute.
+// device; so does each subtest of DIR/TEST.notrun (those tests.txt does not
+// run here), unless EXPECTED lists it. EXPECTED lists "TEST/SUBTEST skip|fail|flaky REASON": an expected
+// skip counts as a SKIP with its reason, an expected failure as an XFAIL
+// with its reason (the summary lists those on their own, never as skips); a
+// listed result that passes, or skips where it should fail (or the
+// reverse), fails, as does an entry that matches no result; "flaky" (timing
+// under emulation) lets a result pass, or fail as an XFAIL with its reason.
+// Any other skip fails: every test in the list is meant to run on vcompute.
 
 #include <cstdio>
 #include <fstream>
@@ -334,6 +336,15 @@ int igt(const std::string &stage, const std::string &dir, std::istream &expected
 			continue;
 		}
 		test_results(stage + "/" + test, text, status == 0, status == 77, what, true, res);
+		// Subtests tests.txt keeps from running here (run.sh lists them in
+		// TEST.notrun): each a failure, unless expected.txt gives its reason.
+		std::ifstream notrun(dir + "/" + test + ".notrun");
+		for (std::string sub; std::getline(notrun, sub);) {
+			sub = trim(sub);
+			if (!sub.empty())
+				res.push_back({"FAIL", stage + "/" + test + "/" + sub,
+					       "not run here (igt-tests/upstream/tests.txt)"});
+		}
 		// A test that exited early (an abort, a kill) never reached some
 		// subtests: run.sh then lists them all in TEST.list.
 		std::ifstream list(dir + "/" + test + ".list");
@@ -369,7 +380,7 @@ int igt(const std::string &stage, const std::string &dir, std::istream &expected
 			if (x.verdict == "FLAKY" && r.verdict != "SKIP") {
 				// A pass counts as one; a failure is shown with its reason.
 				if (r.verdict == "FAIL") {
-					r.verdict = "SKIP";
+					r.verdict = "XFAIL";
 					r.note = "failed, listed as flaky: " + x.reason;
 				}
 			} else if (x.verdict == "FLAKY") {
@@ -377,7 +388,7 @@ int igt(const std::string &stage, const std::string &dir, std::istream &expected
 				r.note = "skipped, but expected.txt lists it as flaky (passing or failing): " +
 					 x.reason;
 			} else if (r.verdict == x.verdict) {
-				r.verdict = "SKIP";
+				r.verdict = x.verdict == "SKIP" ? "SKIP" : "XFAIL";
 				r.note = "expected " + kind + ": " + x.reason;
 			} else if (r.verdict == "PASS") {
 				r.verdict = "FAIL";
