@@ -4,15 +4,21 @@
 # "CC" lines, and pass every other line (warnings, errors) through.
 #
 # COUNT-FILE keeps the number of files the last complete build compiled, so
-# that later builds can show a percentage; the first build shows a count.
+# that later builds can show a percentage; a first build shows it against
+# ONENODE_PROGRESS_TOTAL, the caller's estimate of the total, when set.
 set -uo pipefail
 label=$1 countfile=$2
 shift 2
 prev=$(cat "$countfile" 2>/dev/null || echo 0)
+of="the last full build's"
+if [ "$prev" = 0 ] && [ -n "${ONENODE_PROGRESS_TOTAL:-}" ]; then
+	prev=$ONENODE_PROGRESS_TOTAL
+	of="about"
+fi
 n=0 t0=$SECONDS last=$SECONDS
 progress() {
 	local pct=""
-	[ "$prev" -gt 0 ] && pct=" ($((n * 100 / prev < 100 ? n * 100 / prev : 99))% of the last full build's $prev)"
+	[ "$prev" -gt 0 ] && pct=" ($((n * 100 / prev < 100 ? n * 100 / prev : 99))% of $of $prev)"
 	printf '\033[1m[onenode]\033[0m %s: %d files compiled%s, %d min %02d s\n' \
 		"$label" "$n" "$pct" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) >&2
 }
