@@ -365,7 +365,9 @@ struct sw_sync_create_fence_data {
 #define SW_SYNC				"/sys/kernel/debug/sync/sw_sync"
 #define HANG_MS				1000
 
-static unsigned long long saved_hang_timeout = ~0ull;
+static struct compute_param hang_timeout = {
+	.module = "drm_compute_helper", .name = "hang_timeout_ms",
+};
 
 /*
  * An importer that never lets go: a write fence on @dmabuf that signals
@@ -399,22 +401,6 @@ static int hung_export(struct compute_dev *cd, uint32_t *h, int *dmabuf)
 	return hung_importer(*dmabuf);
 }
 
-static void set_hang_timeout(unsigned long long ms)
-{
-	if (saved_hang_timeout == ~0ull)
-		igt_require(compute_read_param("drm_compute_helper", "hang_timeout_ms",
-					       &saved_hang_timeout) == 0);
-	igt_assert_eq(compute_write_param("drm_compute_helper", "hang_timeout_ms", ms), 0);
-}
-
-static void restore_hang_timeout(void)
-{
-	if (saved_hang_timeout == ~0ull)
-		return;
-	compute_write_param("drm_compute_helper", "hang_timeout_ms", saved_hang_timeout);
-	saved_hang_timeout = ~0ull;
-}
-
 /* Unplug, and say how long it took. */
 static uint64_t timed_unplug(void)
 {
@@ -436,7 +422,7 @@ static void unplug_hung_importer(void)
 	uint32_t h;
 	int dmabuf, tl;
 
-	set_hang_timeout(HANG_MS);
+	compute_param_set(&hang_timeout, HANG_MS);
 	instance_up(&cd);
 	tl = hung_export(&cd, &h, &dmabuf);
 	ms = timed_unplug();
@@ -446,7 +432,7 @@ static void unplug_hung_importer(void)
 	close(tl);
 	close(dmabuf);
 	close(cd.fd);
-	restore_hang_timeout();
+	compute_param_restore(&hang_timeout);
 	instance_gone();
 }
 
@@ -477,7 +463,7 @@ static void unplug_pause_waiting(void)
 	uint32_t h;
 	int dmabuf, tl;
 
-	set_hang_timeout(HANG_MS);
+	compute_param_set(&hang_timeout, HANG_MS);
 	instance_up(&cd);
 	a.cd = &cd;
 	tl = hung_export(&cd, &h, &dmabuf);
@@ -491,7 +477,7 @@ static void unplug_pause_waiting(void)
 	close(tl);
 	close(dmabuf);
 	close(cd.fd);
-	restore_hang_timeout();
+	compute_param_restore(&hang_timeout);
 	instance_gone();
 }
 
@@ -610,5 +596,5 @@ igt_main
 		module_cycle();
 
 	igt_fixture
-		restore_hang_timeout();
+		compute_param_restore(&hang_timeout);
 }

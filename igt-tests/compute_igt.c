@@ -1031,6 +1031,32 @@ int compute_read_param(const char *module, const char *param, unsigned long long
 	return n == 1 ? 0 : -EINVAL;
 }
 
+/**
+ * compute_param_set - set a module parameter for a test, keeping its value
+ * @p: the parameter; its value before the first set is kept in @p
+ * @value: the value to set
+ *
+ * Skips the test when the parameter cannot be read; fails it when it
+ * cannot be written. compute_param_restore() puts the kept value back.
+ */
+void compute_param_set(struct compute_param *p, unsigned long long value)
+{
+	if (!p->held) {
+		igt_require(compute_read_param(p->module, p->name, &p->saved) == 0);
+		p->held = true;
+	}
+	igt_assert_eq(compute_write_param(p->module, p->name, value), 0);
+}
+
+/** compute_param_restore - the value before compute_param_set(), if it ran */
+void compute_param_restore(struct compute_param *p)
+{
+	if (!p->held)
+		return;
+	compute_write_param(p->module, p->name, p->saved);
+	p->held = false;
+}
+
 /** compute_write_param - set a writable module parameter; 0 or -errno. */
 int compute_write_param(const char *module, const char *param, unsigned long long value)
 {

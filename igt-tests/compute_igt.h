@@ -232,6 +232,23 @@ int compute_fence_status(int fd, uint32_t syncobj, uint64_t point);
 
 int compute_read_param(const char *module, const char *param, unsigned long long *value);
 int compute_write_param(const char *module, const char *param, unsigned long long value);
+
+/**
+ * struct compute_param - a module parameter a test changes and restores
+ * @module: the module ("vcompute", "drm_compute_helper")
+ * @name: the parameter
+ * @saved: its value before the first compute_param_set()
+ * @held: @saved is set and not restored yet
+ */
+struct compute_param {
+	const char *module;
+	const char *name;
+	unsigned long long saved;
+	bool held;
+};
+
+void compute_param_set(struct compute_param *p, unsigned long long value);
+void compute_param_restore(struct compute_param *p);
 int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max);
 int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
 void compute_assert_memory(const struct compute_dev *cd, uint64_t used, int64_t pages,

@@ -40,7 +40,10 @@ static struct compute_dev cd = { .fd = -1 };
 static uint32_t vm, vm_other;
 static struct compute_queue q, bystander;
 static struct compute_buf x, y, z;	/* VRAM (or system), system, VRAM */
-static unsigned long long saved_hang_timeout = ~0ull;
+static struct compute_param hang_timeout = {
+	.module = "drm_compute_helper", .name = "hang_timeout_ms",
+};
+static struct compute_param job_timeout = { .module = "vcompute", .name = "job_timeout_ms" };
 
 static uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
 
@@ -462,43 +465,7 @@ static void random_words(void *p, size_t n, uint64_t seed)
 		w[i] = compute_rand32(&seed);
 }
 
-/* ---- hang detection ---- */
-
-static void set_hang_timeout(unsigned long long ms)
-{
-	if (saved_hang_timeout == ~0ull)
-		igt_require(compute_read_param("drm_compute_helper", "hang_timeout_ms",
-					       &saved_hang_timeout) == 0);
-	igt_assert_eq(compute_write_param("drm_compute_helper", "hang_timeout_ms", ms), 0);
-}
-
-static void restore_hang_timeout(void)
-{
-	if (saved_hang_timeout == ~0ull)
-		return;
-	compute_write_param("drm_compute_helper", "hang_timeout_ms", saved_hang_timeout);
-	saved_hang_timeout = ~0ull;
-}
-
 /* ---- the engine's bounds (issue 23) ---- */
-
-static unsigned long long saved_job_timeout = ~0ull;
-
-static void set_job_timeout(unsigned long long ms)
-{
-	if (saved_job_timeout == ~0ull)
-		igt_require(compute_read_param("vcompute", "job_timeout_ms",
-					       &saved_job_timeout) == 0);
-	igt_assert_eq(compute_write_param("vcompute", "job_timeout_ms", ms), 0);
-}
-
-static void restore_job_timeout(void)
-{
-	if (saved_job_timeout == ~0ull)
-		return;
-	compute_write_param("vcompute", "job_timeout_ms", saved_job_timeout);
-	saved_job_timeout = ~0ull;
-}
 
 /*
  * A job that never ends and always makes progress: LIST_SUM around a
@@ -529,7 +496,7 @@ static void test_job_timeout(void)
 	struct drm_compute_userq_state st;
 	uint64_t value, t0, pkt_va;
 
-	set_job_timeout(500);
+	compute_param_set(&job_timeout, 500);
 	compute_queue_init_at(&cd, vm, COMPUTE_QUEUE_VA(5), &jq);
 	pkt_va = jq.q.ring_va + (jq.q.wptr & (jq.q.ring_size - 1));
 	compute_emit(&jq, pkt, endless_job(pkt, (char *)y.cpu + ENDLESS_NODES,
@@ -550,7 +517,7 @@ static void test_job_timeout(void)
 	igt_assert_eq_u64(st.fault_va, pkt_va);
 	igt_waitchildren();
 	compute_queue_fini(&jq);
-	restore_job_timeout();
+	compute_param_restore(&job_timeout);
 	compute_check_alive(&bystander);
 }
 
@@ -585,7 +552,7 @@ static void test_fair_share(void)
 	uint32_t ovm;
 	double ratio;
 
-	set_job_timeout(0);
+	compute_param_set(&job_timeout, 0);
 	compute_open_file(&cd, &other);
 	ovm = compute_vm(&other);
 	compute_buf_init(&other, ovm, 256 * 1024, DRM_COMPUTE_PLACEMENT_SYSTEM,
@@ -608,7 +575,7 @@ static void test_fair_share(void)
 			     "the endless job: %s\n", onenode_status_name(st.status));
 	}
 	compute_queue_fini(&hostile);
-	restore_job_timeout();
+	compute_param_restore(&job_timeout);
 	ratio = (double)shared / alone;
 	igt_info("batches in 1.5 s: %u alone, %u beside an endless job: %.2f of alone\n",
 		 alone, shared, ratio);
@@ -1336,7 +1303,7 @@ igt_main
 		uint64_t value, end;
 		unsigned int jobs = 0;
 
-		set_hang_timeout(300);
+		compute_param_set(&hang_timeout, 300);
 		igt_assert_eq(onenode_query_userq(&cd.dev, &uq), 0);
 		igt_assert_eq_u32(uq.hang_timeout_ms, 300);
 		compute_queue_init_at(&cd, vm, COMPUTE_QUEUE_VA(5), &hung);
@@ -1385,7 +1352,7 @@ igt_main
 			igt_assert(memcmp(x.cpu, z.cpu, n * 4) == 0);
 			compute_queue_fini(&longq);
 		}
-		restore_hang_timeout();
+		compute_param_restore(&hang_timeout);
 		compute_check_alive(&bystander);
 	}
 
@@ -1411,8 +1378,8 @@ igt_main
 		test_engine_cpu();
 
 	igt_fixture {
-		restore_hang_timeout();
-		restore_job_timeout();
+		compute_param_restore(&hang_timeout);
+		compute_param_restore(&job_timeout);
 		compute_queue_fini(&bystander);
 		compute_queue_fini(&q);
 		compute_buf_fini(&cd, &z);
