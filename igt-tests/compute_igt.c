@@ -305,9 +305,11 @@ int compute_engine_pid(const struct compute_dev *cd)
 
 /**
  * compute_task_cpu_ns - CPU time a task has used, user and system
- * @pid: the task
+ * @pid: the task (a kernel thread is a process of its own)
  *
- * From /proc/PID/stat (utime + stime), in clock ticks turned into ns.
+ * The scheduler's count in nanoseconds, through the process CPU clock
+ * (clock_getcpuclockid()); from /proc/PID/stat's clock ticks where that
+ * clock cannot be read.
  *
  * Returns: the time, or 0 when it cannot be read.
  */
@@ -315,9 +317,13 @@ uint64_t compute_task_cpu_ns(int pid)
 {
 	unsigned long long utime = 0, stime = 0;
 	char path[64], buf[1024], *p;
+	struct timespec ts;
+	clockid_t clk;
 	size_t n;
 	FILE *f;
 
+	if (!clock_getcpuclockid(pid, &clk) && !clock_gettime(clk, &ts))
+		return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	f = fopen(path, "r");
 	if (!f)
@@ -1114,26 +1120,30 @@ int compute_reset(const struct compute_dev *cd)
 }
 
 /**
- * compute_cu_groups - read debugfs vcompute_cu_groups (workgroups per CU)
- * of @cd's device
+ * compute_cus - read debugfs vcompute_cu of @cd's device: per compute
+ * unit, the workgroups it ran and its worker thread
  * @cd: the device
  * @groups: filled, one entry per CU below @max
- * @max: entries at @groups
+ * @pids: filled likewise with the workers' pids, or NULL
+ * @max: entries at @groups and @pids
  *
  * Returns: the number of CUs, or -ENOENT without the debugfs file.
  */
-int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max)
+int compute_cus(const struct compute_dev *cd, uint64_t *groups, int *pids, unsigned int max)
 {
-	FILE *f = open_debugfs(cd, "vcompute_cu_groups");
+	FILE *f = open_debugfs(cd, "vcompute_cu");
 	unsigned long long n;
 	unsigned int cu;
-	int count = 0;
+	int count = 0, pid;
 
 	if (!f)
 		return -ENOENT;
-	while (fscanf(f, " cu %u: %llu", &cu, &n) == 2) {
-		if (cu < max)
+	while (fscanf(f, " cu %u: %llu pid %d", &cu, &n, &pid) == 3) {
+		if (cu < max) {
 			groups[cu] = n;
+			if (pids)
+				pids[cu] = pid;
+		}
 		count++;
 	}
 	fclose(f);

@@ -249,7 +249,7 @@ struct compute_param {
 
 void compute_param_set(struct compute_param *p, unsigned long long value);
 void compute_param_restore(struct compute_param *p);
-int compute_cu_groups(const struct compute_dev *cd, uint64_t *groups, unsigned int max);
+int compute_cus(const struct compute_dev *cd, uint64_t *groups, int *pids, unsigned int max);
 int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *own_pages);
 void compute_assert_memory(const struct compute_dev *cd, uint64_t used, int64_t pages,
 			   const char *when);

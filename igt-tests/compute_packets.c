@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -626,6 +627,78 @@ static void test_engine_cpu(void)
 		     waiting * 100);
 }
 
+/*
+ * CU masks: CU_REPEAT DISPATCHes of VADD_U32 over whole buffers on a queue
+ * whose mask enables @cu_a and @cu_b (the same CU: one). Every workgroup
+ * must run on an enabled unit, the groups shared evenly, and only the
+ * enabled units' worker threads may have used CPU: the scheduler's clock,
+ * not the driver's counts, says where the work ran.
+ */
+#define CU_REPEAT	32
+
+static void test_cu_mask(uint32_t cu_a, uint32_t cu_b, uint64_t *wall_ns)
+{
+	static struct compute_queue cq;
+	static uint64_t before[64], after[64], cpu[64];
+	static int pids[64];
+	const uint32_t ncu = cd.uq.num_cus;
+	const uint64_t count = BUF_SIZE / 4, groups = CU_REPEAT * count / 256;
+	uint32_t mask[2] = { 0, 0 };
+	struct onenode_queue_params p = {
+		.va = COMPUTE_QUEUE_VA(4),
+		.priority = ONENODE_PRIORITY_DEFAULT,
+		.cu_mask = mask,
+		.cu_mask_count = 32 * ((ncu + 31) / 32),
+	};
+	uint64_t busy = 0, t0, value;
+
+	mask[cu_a / 32] |= 1u << (cu_a % 32);
+	mask[cu_b / 32] |= 1u << (cu_b % 32);
+	compute_queue_init(&cd, vm, &p, &cq);
+	for (unsigned int i = 0; i < CU_REPEAT; i++)
+		compute_emit(&cq, pkt, onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_VADD_U32, count,
+							    256, x.va, y.va, z.va));
+	igt_assert_eq(compute_cus(&cd, before, pids, 64), (int)ncu);
+	for (uint32_t cu = 0; cu < ncu; cu++) {
+		igt_assert_f(pids[cu] > 0 && !kill(pids[cu], 0), "CU %u: no worker thread\n", cu);
+		cpu[cu] = compute_task_cpu_ns(pids[cu]);
+	}
+	t0 = compute_now_ns();
+	value = compute_submit(&cq);
+	compute_sync(&cq, value);
+	*wall_ns = compute_now_ns() - t0;
+	for (uint32_t cu = 0; cu < ncu; cu++)
+		cpu[cu] = compute_task_cpu_ns(pids[cu]) - cpu[cu];
+	igt_assert_eq(compute_cus(&cd, after, NULL, 64), (int)ncu);
+	compute_queue_fini(&cq);
+
+	for (uint32_t cu = 0; cu < ncu; cu++) {
+		bool on = cu == cu_a || cu == cu_b;
+		uint64_t want = !on ? 0 : cu_a == cu_b ? groups : groups / 2;
+
+		igt_assert_f(after[cu] - before[cu] == want,
+			     "CU %u ran %" PRIu64 " groups, want %" PRIu64 "\n", cu,
+			     after[cu] - before[cu], want);
+		if (on)
+			busy += cpu[cu];
+	}
+	igt_info("%" PRIu64 " groups in %.1f ms; worker CPU: %.1f ms\n", groups, *wall_ns / 1e6,
+		 busy / 1e6);
+	igt_assert_f(busy > 0, "the enabled units' workers used no CPU\n");
+	for (uint32_t cu = 0; cu < ncu; cu++) {
+		bool on = cu == cu_a || cu == cu_b;
+
+		if (!on)
+			igt_assert_f(cpu[cu] <= busy / 50,
+				     "CU %u is not in the mask but its worker used %.1f ms of CPU (the enabled ones %.1f ms)\n",
+				     cu, cpu[cu] / 1e6, busy / 1e6);
+		else if (cu_a != cu_b)
+			igt_assert_f(cpu[cu] >= busy / 4,
+				     "CU %u did %.0f%% of the work, want about half\n", cu,
+				     100.0 * cpu[cu] / busy);
+	}
+}
+
 igt_main
 {
 	igt_fixture {
@@ -1236,56 +1309,26 @@ igt_main
 			     hi_first);
 	}
 
-	igt_describe("CU masks: a queue with one CU enabled runs every workgroup "
-		     "of its DISPATCH on that CU (debugfs vcompute_cu_groups grows "
-		     "there only); with two CUs the groups are shared between "
-		     "them, half each.");
+	igt_describe("CU masks: a DISPATCH runs only on the compute units its "
+		     "queue's mask enables: with one CU every workgroup runs "
+		     "there, with two they are shared half and half. Checked "
+		     "twice: the units' workgroup counts (debugfs vcompute_cu) "
+		     "and the CPU time the scheduler charged each unit's worker "
+		     "thread (the others get none); the wall times of both "
+		     "runs are printed.");
 	igt_subtest_with_dynamic("cu-mask") {
-		static uint64_t before[64], after[64];
-		const uint32_t ncu = cd.uq.num_cus;
-		const uint64_t groups = 64, count = groups * 256;
-		int got = compute_cu_groups(&cd, before, 64);
+		static uint64_t wall[2];
 
-		igt_require_f(got > 0, "no debugfs vcompute_cu_groups\n");
-		igt_require(ncu >= 2 && ncu <= 64);
-		igt_assert_eq(got, (int)ncu);
-		for (unsigned int m = 0; m < 2; m++) {
-			uint32_t cu_a = ncu - 1, cu_b = m ? 0 : ncu - 1;
-
-			igt_dynamic_f("%s", m ? "two-cus" : "one-cu") {
-				static struct compute_queue cq;
-				uint32_t mask[2] = { 0, 0 };
-				struct onenode_queue_params p = {
-					.va = COMPUTE_QUEUE_VA(4),
-					.priority = ONENODE_PRIORITY_DEFAULT,
-					.cu_mask = mask,
-					.cu_mask_count = 32 * ((ncu + 31) / 32),
-				};
-				uint32_t qw;
-
-				mask[cu_a / 32] |= 1u << (cu_a % 32);
-				mask[cu_b / 32] |= 1u << (cu_b % 32);
-				compute_queue_init(&cd, vm, &p, &cq);
-				igt_assert_eq(compute_cu_groups(&cd, before, 64), (int)ncu);
-				qw = onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_VADD_U32, count, 256, x.va,
-							  y.va, z.va);
-				compute_emit(&cq, pkt, qw);
-				compute_sync(&cq, compute_submit(&cq));
-				igt_assert_eq(compute_cu_groups(&cd, after, 64), (int)ncu);
-				compute_queue_fini(&cq);
-				for (uint32_t cu = 0; cu < ncu; cu++) {
-					uint64_t want = 0;
-
-					if (cu == cu_a && cu == cu_b)
-						want = groups;
-					else if (cu == cu_a || cu == cu_b)
-						want = groups / 2;
-					igt_assert_f(after[cu] - before[cu] == want,
-						     "CU %u ran %" PRIu64 " groups, want %" PRIu64 "\n",
-						     cu, after[cu] - before[cu], want);
-				}
-			}
-		}
+		/* vcompute has it; the old single-thread engine had no units to show. */
+		igt_assert_f(compute_cus(&cd, NULL, NULL, 0) > 0, "no debugfs vcompute_cu\n");
+		igt_require(cd.uq.num_cus >= 2 && cd.uq.num_cus <= 64);
+		for (unsigned int m = 0; m < 2; m++)
+			igt_dynamic_f("%s", m ? "two-cus" : "one-cu")
+				test_cu_mask(cd.uq.num_cus - 1, m ? 0 : cd.uq.num_cus - 1,
+					     &wall[m]);
+		if (wall[0] && wall[1])
+			igt_info("one CU: %.1f ms, two CUs: %.1f ms (%.2fx)\n", wall[0] / 1e6,
+				 wall[1] / 1e6, (double)wall[0] / wall[1]);
 	}
 
 	igt_describe("Hang detection (hang_timeout_ms lowered to 300, restored "
@@ -1372,8 +1415,7 @@ igt_main
 
 	igt_describe("The engine thread uses at most 2% of a CPU while no queue "
 		     "has work and at most 15% while a queue waits in WAIT_MEM "
-		     "(measured from /proc over 2 s each; the kernel accounts "
-		     "by ticks, which overcharges short wake-ups).");
+		     "(the scheduler's CPU clock of the thread, over 2 s each).");
 	igt_subtest("engine-cpu")
 		test_engine_cpu();
 

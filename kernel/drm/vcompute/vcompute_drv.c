@@ -32,8 +32,8 @@
  *   format of vcompute_drm.h and its built-in kernels (vcompute_packet.c)
  *   over ``num_cus`` emulated compute units.
  *
- * Debugfs (dri/N/): ``vcompute_cu_groups``, the workgroups each compute
- * unit ran, which shows a queue's CU mask at work.
+ * Debugfs (dri/N/): ``vcompute_cu``, the workgroups each compute unit ran
+ * and its thread's pid, which show a queue's CU mask at work.
  */
 
 #include <linux/debugfs.h>
@@ -156,14 +156,16 @@ static const struct drm_driver vcompute_driver = {
 	.minor	= DRIVER_MINOR,
 };
 
-static int cu_groups_show(struct seq_file *m, void *data)
+static int cu_show(struct seq_file *m, void *data)
 {
 	struct drm_debugfs_entry *entry = m->private;
 	struct vcompute_device *vdev = to_vcompute(entry->dev);
 	unsigned int i;
 
 	for (i = 0; i < vdev->config.num_cus; i++)
-		seq_printf(m, "cu %u: %lld\n", i, atomic64_read(&vdev->cu_groups[i]));
+		seq_printf(m, "cu %u: %lld pid %d\n", i,
+			   atomic64_read(&vdev->engine.cus[i].groups),
+			   vdev->engine.cus[i].pid);
 	return 0;
 }
 
@@ -311,10 +313,6 @@ static int vcompute_setup(struct vcompute_device *vdev)
 	ret = drmm_mutex_init(&vdev->drm, &vdev->pagemap_lock);
 	if (ret)
 		return ret;
-	vdev->cu_groups = drmm_kcalloc(&vdev->drm, vdev->config.num_cus,
-				       sizeof(*vdev->cu_groups), GFP_KERNEL);
-	if (!vdev->cu_groups)
-		return -ENOMEM;
 	ret = vcompute_vram_init(vdev);
 	if (ret)
 		return ret;
@@ -369,7 +367,7 @@ static struct vcompute_device *vcompute_new(struct device *parent,
 	if (ret)
 		goto err_engine;
 
-	drm_debugfs_add_file(&vdev->drm, "vcompute_cu_groups", cu_groups_show, NULL);
+	drm_debugfs_add_file(&vdev->drm, "vcompute_cu", cu_show, NULL);
 	drm_debugfs_add_file(&vdev->drm, "vcompute_memory", memory_show, NULL);
 	if (IS_ENABLED(CONFIG_DRM_VCOMPUTE_SVM))
 		drm_debugfs_add_file(&vdev->drm, "vcompute_svm", svm_stats_show, NULL);

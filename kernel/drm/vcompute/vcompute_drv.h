@@ -6,7 +6,9 @@
 #define __VCOMPUTE_DRV_H__
 
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/gpu_buddy.h>
+#include <linux/kthread.h>
 #include <linux/mmu_notifier.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -45,12 +47,56 @@ struct vcompute_config {
 	unsigned int num_cus;
 };
 
+struct vcompute_engine;
+
+/**
+ * struct vcompute_cu - one emulated compute unit.
+ *
+ * A worker thread (``vcompute.<instance>.cu<N>``) that runs the workgroups
+ * the engine hands it. The engine gives each unit at most one share of a
+ * DISPATCH at a time and waits for all of them (vcompute_engine.c), so the
+ * share's fields below belong to the engine until it queues @work and to
+ * the unit until the unit completes &vcompute_engine.cu_done.
+ */
+struct vcompute_cu {
+	/** @worker: the unit's thread. */
+	struct kthread_worker *worker;
+	/** @work: the share being run. */
+	struct kthread_work work;
+	/** @engine: the engine the unit reports to. */
+	struct vcompute_engine *engine;
+	/** @run: runs the share. */
+	void (*run)(struct vcompute_cu *cu);
+	/** @q: the queue of the share. */
+	struct vcompute_queue *q;
+	/** @arg: what @run works on (a packet or a kernel's operands). */
+	const void *arg;
+	/** @first: the first workgroup of the share. */
+	u64 first;
+	/** @end: the end (exclusive) of the share's workgroups. */
+	u64 end;
+	/** @fault: DRM_COMPUTE_FAULT_* the share raised, or 0. */
+	int fault;
+	/** @fault_va: the address that faulted. */
+	u64 fault_va;
+	/** @fault_group: the workgroup that faulted. */
+	u64 fault_group;
+	/** @done: the share finished its packet (a reduction). */
+	bool done;
+	/** @groups: workgroups the unit ran (debugfs). */
+	atomic64_t groups;
+	/** @pid: the worker thread's pid (debugfs; stays after the engine stops). */
+	pid_t pid;
+};
+
 /**
  * struct vcompute_engine - the packet engine of one device.
  *
  * One kernel thread runs every started queue of the device, a bounded
- * chunk at a time, highest priority first. While some queue has work it
- * polls their doorbells; after ``poll_idle_us`` with nothing to do it sets
+ * chunk at a time, highest priority first; the workgroups of a DISPATCH
+ * run on the compute units (&vcompute_cu) its queue's CU mask enables.
+ * While some queue has work it polls their doorbells; after
+ * ``poll_idle_us`` with nothing to do it sets
  * %DRM_COMPUTE_DOORBELL_NEED_WAKEUP in every doorbell, checks them once
  * more and sleeps until vcompute_engine_kick().
  */
@@ -72,6 +118,16 @@ struct vcompute_engine {
 	wait_queue_head_t wq;
 	/** @kicked: work may have arrived; set by vcompute_engine_kick(). */
 	atomic_t kicked;
+	/**
+	 * @cus: the compute units, &vcompute_config.num_cus of them; the
+	 * array lives as long as the DRM device, their threads as long as the
+	 * engine.
+	 */
+	struct vcompute_cu *cus;
+	/** @cu_pending: shares handed to units and not yet finished. */
+	atomic_t cu_pending;
+	/** @cu_done: completed by the unit that finishes the last share. */
+	struct completion cu_done;
 };
 
 /**
@@ -99,8 +155,6 @@ struct vcompute_device {
 	struct gpu_buddy vram;
 	/** @engine: the packet engine. */
 	struct vcompute_engine engine;
-	/** @cu_groups: workgroups each compute unit ran (debugfs). */
-	atomic64_t *cu_groups;
 	/**
 	 * @pagemap_lock: protects @pagemap; taken under the SVM lock and the
 	 * mmap lock, never in an MMU notifier.

@@ -10,7 +10,8 @@
  * the queues from the highest priority down and gives each a time slice of
  * (priority + 1) x ``SLICE_NS`` of engine time, at least one step; a step is
  * one packet, or one bounded chunk of a long one (256 KiB of data of a
- * COPY, FILL or DISPATCH, LIST_CHUNK nodes of a LIST_SUM), so a queue is
+ * COPY or FILL, as much per enabled compute unit of a DISPATCH, LIST_CHUNK
+ * nodes of a LIST_SUM: DOC: Compute units), so a queue is
  * preemptible between chunks: suspend, stop and hang reset wait at most one
  * chunk, and a queue that never stops (a LIST_SUM over a cyclic list, a
  * DISPATCH of 2^64 elements) takes no more than its share of the engine's
@@ -46,9 +47,29 @@
  * re-read every write pointer, and sleep only if none moved.
  * vcompute_engine_kick() (queue start and resume, the WAKE operation)
  * wakes it.
+ */
+
+/**
+ * DOC: Compute units
  *
- * Workgroups of a DISPATCH go round-robin to the compute units the queue's
- * CU mask enables; &vcompute_device.cu_groups counts them per unit.
+ * The engine thread is the device's command processor; the workgroups of
+ * a DISPATCH run on compute units (&struct vcompute_cu), one worker thread
+ * each, so a queue's CU mask decides which threads do its work and how
+ * many run it at once. A step of a DISPATCH gives each unit the queue's
+ * mask enables up to 256 KiB of data in whole workgroups, at least one
+ * and at most 64 of them, in one contiguous block per unit (the first
+ * block to the first enabled unit, and so on); the engine hands every
+ * unit its share and
+ * waits for all of them before it goes on, so a queue stays preemptible
+ * between steps and its packet state has one writer at a time. A
+ * reduction (CRC32C, SUM_U32, LIST_SUM) is one workgroup and runs on the
+ * queue's first enabled unit. When shares fault, the queue reports the
+ * fault of the lowest workgroup; later workgroups may have run, as on a
+ * GPU. COPY, FILL and the other packets are the engine's own (a GPU's DMA
+ * and command processor) and use no unit.
+ *
+ * A unit counts the workgroups it ran (debugfs ``vcompute_cu``, with its
+ * thread's pid, whose CPU time shows where the work ran).
  */
 
 #include <linux/atomic.h>
@@ -62,6 +83,7 @@
 #include <linux/wait.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_managed.h>
 #include <drm/drm_print.h>
 
 #include "vcompute_drv.h"
@@ -306,6 +328,8 @@ struct ew {
 	u64 out;
 	u32 kernel;
 	u32 factor;
+	u64 count;	/* elements */
+	u64 gs;		/* elements per workgroup */
 };
 
 static void ew_run(const struct ew *k, const u32 *a, const u32 *b, u32 *c, u64 n)
@@ -392,9 +416,10 @@ static void crc_update(void *kaddr, size_t len, void *arg)
 	*crc = crc32c(*crc, kaddr, len);
 }
 
-static void exec_crc(struct vcompute_queue *q,
+static void exec_crc(struct vcompute_cu *cu,
 		     const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
+	struct vcompute_queue *q = cu->q;
 	u64 n = min_t(u64, p->count - q->pkt_progress, CHUNK);
 	u32 crc;
 
@@ -412,7 +437,7 @@ static void exec_crc(struct vcompute_queue *q,
 		return;
 	crc = ~crc;
 	x->fault = vm_write(q, p->args[1], &crc, 4, &x->fault_va);
-	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	atomic64_inc(&cu->groups);
 	x->done = true;
 }
 
@@ -426,9 +451,10 @@ static void sum_update(void *kaddr, size_t len, void *arg)
 		*sum += v[i];
 }
 
-static void exec_sum(struct vcompute_queue *q,
+static void exec_sum(struct vcompute_cu *cu,
 		     const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
+	struct vcompute_queue *q = cu->q;
 	u64 n = min_t(u64, p->count - q->pkt_progress, CHUNK / 4);
 	u64 sum = q->pkt_state;
 
@@ -442,7 +468,7 @@ static void exec_sum(struct vcompute_queue *q,
 	if (q->pkt_progress < p->count)
 		return;
 	x->fault = vm_write(q, p->args[1], &sum, 8, &x->fault_va);
-	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	atomic64_inc(&cu->groups);
 	x->done = true;
 }
 
@@ -453,9 +479,10 @@ static void exec_sum(struct vcompute_queue *q,
  */
 #define LIST_CHUNK	256
 
-static void exec_list_sum(struct vcompute_queue *q,
+static void exec_list_sum(struct vcompute_cu *cu,
 			  const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
+	struct vcompute_queue *q = cu->q;
 	struct vcompute_list_sum out = {};
 	u64 node = q->pkt_progress ? q->pkt_state : p->args[0], sum = 0;
 	unsigned int i;
@@ -489,24 +516,108 @@ static void exec_list_sum(struct vcompute_queue *q,
 	q->pkt_state = node;
 	if (node && q->pkt_progress < p->count)
 		return;
-	atomic64_inc(&q->vdev->cu_groups[q->cus[0]]);
+	atomic64_inc(&cu->groups);
 	x->done = true;
+}
+
+/* ---- the compute units ---- */
+
+static void cu_work_fn(struct kthread_work *work)
+{
+	struct vcompute_cu *cu = container_of(work, struct vcompute_cu, work);
+	struct vcompute_engine *e = cu->engine;
+
+	cu->run(cu);
+	/* The last share wakes the engine; nothing touches @cu after. */
+	if (atomic_dec_and_test(&e->cu_pending))
+		complete(&e->cu_done);
+}
+
+/* Hand @cu a share; the caller set &vcompute_engine.cu_pending. */
+static void cu_start(struct vcompute_cu *cu, void (*run)(struct vcompute_cu *cu),
+		     struct vcompute_queue *q, const void *arg, u64 first, u64 end)
+{
+	cu->run = run;
+	cu->q = q;
+	cu->arg = arg;
+	cu->first = first;
+	cu->end = end;
+	cu->fault = 0;
+	cu->fault_va = 0;
+	cu->fault_group = 0;
+	cu->done = false;
+	kthread_queue_work(cu->worker, &cu->work);
+}
+
+/* A unit's share of an element-wise kernel: workgroups [first, end). */
+static void cu_elementwise(struct vcompute_cu *cu)
+{
+	const struct ew *k = cu->arg;
+	u64 g;
+
+	for (g = cu->first; g < cu->end; g++) {
+		u64 first = g * k->gs, n = min(k->gs, k->count - first);
+
+		cu->fault = ew_range(cu->q, k, first, n, &cu->fault_va);
+		if (cu->fault) {
+			cu->fault_group = g;
+			return;
+		}
+		atomic64_inc(&cu->groups);
+	}
+}
+
+/* A reduction: one workgroup, a chunk of it per step. */
+static void cu_reduce(struct vcompute_cu *cu)
+{
+	const struct vcompute_pkt_dispatch *p = cu->arg;
+	struct exec x = { };
+
+	switch (p->kernel) {
+	case VCOMPUTE_KERNEL_CRC32C:
+		exec_crc(cu, p, &x);
+		break;
+	case VCOMPUTE_KERNEL_SUM_U32:
+		exec_sum(cu, p, &x);
+		break;
+	case VCOMPUTE_KERNEL_LIST_SUM:
+		exec_list_sum(cu, p, &x);
+		break;
+	}
+	cu->fault = x.fault;
+	cu->fault_va = x.fault_va;
+	cu->done = x.done;
+}
+
+/* Wait until every share handed out has finished. */
+static void cu_wait(struct vcompute_engine *e)
+{
+	wait_for_completion(&e->cu_done);
 }
 
 static void exec_dispatch(struct vcompute_queue *q,
 			  const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
+	struct vcompute_engine *e = &q->vdev->engine;
 	u64 gs = p->group_size ?: 256, groups = DIV_ROUND_UP(p->count, gs);
-	struct ew k = { .kernel = p->kernel };
-	u64 bytes = 0;
-	int ran = 0;
+	struct ew k = { .kernel = p->kernel, .count = p->count, .gs = gs };
+	u64 step, end, bytes, per, fault_group = 0;
+	unsigned int i, n;
 
-	if (p->kernel == VCOMPUTE_KERNEL_CRC32C)
-		return exec_crc(q, p, x);
-	if (p->kernel == VCOMPUTE_KERNEL_SUM_U32)
-		return exec_sum(q, p, x);
-	if (p->kernel == VCOMPUTE_KERNEL_LIST_SUM)
-		return exec_list_sum(q, p, x);
+	if (p->kernel == VCOMPUTE_KERNEL_CRC32C ||
+	    p->kernel == VCOMPUTE_KERNEL_SUM_U32 ||
+	    p->kernel == VCOMPUTE_KERNEL_LIST_SUM) {
+		struct vcompute_cu *cu = &e->cus[q->cus[0]];
+
+		atomic_set(&e->cu_pending, 1);
+		reinit_completion(&e->cu_done);
+		cu_start(cu, cu_reduce, q, p, 0, 1);
+		cu_wait(e);
+		x->fault = cu->fault;
+		x->fault_va = cu->fault_va;
+		x->done = cu->done;
+		return;
+	}
 	if (p->kernel == VCOMPUTE_KERNEL_SCALE_U32) {
 		k.nin = 1;
 		k.in[0] = p->args[0];
@@ -518,19 +629,35 @@ static void exec_dispatch(struct vcompute_queue *q,
 		k.in[1] = p->args[1];
 		k.out = p->args[2];
 	}
-	/* Whole workgroups, until a chunk's worth of data moved. */
-	while (q->pkt_progress < groups && bytes < CHUNK && ran < MAX_GROUPS) {
-		u64 g = q->pkt_progress, first = g * gs;
-		u64 n = min(gs, p->count - first);
+	/* Per enabled unit: whole workgroups up to a chunk of data, 1 to MAX_GROUPS. */
+	bytes = gs * 4 * (k.nin + 1);
+	step = clamp_t(u64, DIV_ROUND_UP(CHUNK, bytes), 1, MAX_GROUPS) * q->num_cus;
+	step = min(step, groups - q->pkt_progress);
+	end = q->pkt_progress + step;
+	/* One contiguous block of workgroups per unit: no cache line shared. */
+	per = DIV_ROUND_UP(step, q->num_cus);
+	n = DIV_ROUND_UP(step, per);
+	atomic_set(&e->cu_pending, n);
+	reinit_completion(&e->cu_done);
+	for (i = 0; i < n; i++) {
+		u64 g = q->pkt_progress + i * per;
 
-		x->fault = ew_range(q, &k, first, n, &x->fault_va);
-		if (x->fault)
-			return;
-		atomic64_inc(&q->vdev->cu_groups[q->cus[g % q->num_cus]]);
-		q->pkt_progress++;
-		bytes += n * 4 * (k.nin + 1);
-		ran++;
+		cu_start(&e->cus[q->cus[i]], cu_elementwise, q, &k, g, min(g + per, end));
 	}
+	cu_wait(e);
+	/* The fault of the lowest workgroup is the queue's. */
+	for (i = 0; i < n; i++) {
+		struct vcompute_cu *cu = &e->cus[q->cus[i]];
+
+		if (!cu->fault || (x->fault && cu->fault_group >= fault_group))
+			continue;
+		x->fault = cu->fault;
+		x->fault_va = cu->fault_va;
+		fault_group = cu->fault_group;
+	}
+	if (x->fault)
+		return;
+	q->pkt_progress = end;
 	x->done = q->pkt_progress >= groups;
 }
 
@@ -796,8 +923,23 @@ static int engine_thread(void *arg)
 	return 0;
 }
 
+
+
+/* Stop the units' threads; the array stays with the DRM device. */
+static void cus_fini(struct vcompute_engine *e, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!e->cus[i].worker)
+			continue;
+		kthread_destroy_worker(e->cus[i].worker);
+		e->cus[i].worker = NULL;
+	}
+}
+
 /**
- * vcompute_engine_init - start a device's engine thread
+ * vcompute_engine_init - start a device's engine and compute units
  * @vdev: the device
  *
  * Returns: 0 or a negative errno.
@@ -805,25 +947,52 @@ static int engine_thread(void *arg)
 int vcompute_engine_init(struct vcompute_device *vdev)
 {
 	struct vcompute_engine *e = &vdev->engine;
+	unsigned int i, n = vdev->config.num_cus;
 	struct task_struct *t;
+	int ret;
 
 	mutex_init(&e->lock);
 	INIT_LIST_HEAD(&e->queues);
 	init_waitqueue_head(&e->wq);
 	atomic_set(&e->kicked, 0);
+	atomic_set(&e->cu_pending, 0);
+	init_completion(&e->cu_done);
+	e->cus = drmm_kcalloc(&vdev->drm, n, sizeof(*e->cus), GFP_KERNEL);
+	if (!e->cus)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct vcompute_cu *cu = &e->cus[i];
+		struct kthread_worker *w;
+
+		cu->engine = e;
+		kthread_init_work(&cu->work, cu_work_fn);
+		w = kthread_run_worker(0, "vcompute.%s.cu%u", vdev->config.name, i);
+		if (IS_ERR(w)) {
+			ret = PTR_ERR(w);
+			goto err;
+		}
+		cu->worker = w;
+		cu->pid = task_pid_nr(w->task);
+	}
 	t = kthread_run(engine_thread, vdev, "vcompute.%s", vdev->config.name);
-	if (IS_ERR(t))
-		return PTR_ERR(t);
+	if (IS_ERR(t)) {
+		ret = PTR_ERR(t);
+		goto err;
+	}
 	e->thread = t;
 	return 0;
+
+err:
+	cus_fini(e, i);
+	return ret;
 }
 
 /**
- * vcompute_engine_fini - stop a device's engine thread
+ * vcompute_engine_fini - stop a device's engine and compute units
  * @vdev: the device
  *
- * Safe on an engine that never started. Queues still in the list stay
- * there until the helper stops them; nothing runs them any more.
+ * Safe on an engine that never started, and twice. Queues still in the
+ * list stay there until the helper stops them; nothing runs them any more.
  */
 void vcompute_engine_fini(struct vcompute_device *vdev)
 {
@@ -831,6 +1000,8 @@ void vcompute_engine_fini(struct vcompute_device *vdev)
 
 	if (!e->thread)
 		return;
+	/* The engine waits for its units' shares before it stops. */
 	kthread_stop(e->thread);
 	e->thread = NULL;
+	cus_fini(e, vdev->config.num_cus);
 }
