@@ -303,6 +303,48 @@ static void test_attr_invalid(void)
 	compute_vm_destroy(&cd, vm);
 }
 
+/*
+ * The flags the device reports it honours (the DEVICE query's svm_flags,
+ * the defaults among them) set and read back; every other known flag is
+ * refused with -EOPNOTSUPP and the range keeps its flags; clearing any
+ * flag is allowed. Before, all eight were stored whether or not the device
+ * did anything with them.
+ */
+static void test_flags_honoured(void)
+{
+	const uint32_t honoured = cd.info.svm_flags;
+	const uint32_t defaults = DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | DRM_COMPUTE_SVM_FLAG_COHERENT;
+	uint32_t vm = svm_vm(&cd);
+	uint64_t size = 4 * PAGE;
+	uint8_t *p = anon(size);
+
+	igt_info("honoured SVM flags: %#x\n", honoured);
+	igt_assert_f((honoured & defaults) == defaults,
+		     "svm_flags %#x lacks the flags of memory never set\n", honoured);
+	igt_assert_f(!(honoured & ~DRM_COMPUTE_SVM_FLAGS_KNOWN), "svm_flags %#x\n", honoured);
+	igt_assert_eq_u32(cd.info.pad3, 0);
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		const uint32_t f = 1u << bit, before = get_attr(vm, p, size,
+								 DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0);
+
+		if (!(f & DRM_COMPUTE_SVM_FLAGS_KNOWN))
+			continue;
+		if (honoured & f) {
+			igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f), 0);
+			igt_assert(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f);
+		} else {
+			igt_assert_f(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f) ==
+				     -EOPNOTSUPP, "flag %#x is not honoured but was accepted\n", f);
+			igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0),
+					  before);
+		}
+		igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, f), 0);
+		igt_assert(!(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f));
+	}
+	munmap(p, size);
+	compute_vm_destroy(&cd, vm);
+}
+
 static void test_malloc(void)
 {
 	uint32_t vm = svm_vm(&cd);
@@ -936,6 +978,12 @@ igt_main
 		     "the documented errno, and leave the attributes unchanged.");
 	igt_subtest("attr-invalid")
 		test_attr_invalid();
+
+	igt_describe("The SVM flags the device reports (DEVICE query svm_flags) can be "
+		     "set; any other known flag is refused with -EOPNOTSUPP, the "
+		     "range unchanged; any flag can be cleared.");
+	igt_subtest("flags-honoured")
+		test_flags_honoured();
 
 	igt_describe("A queue copies between malloc'ed buffers and fills one, with no "
 		     "VM_BIND; the CPU sees the results and the GPU sees CPU changes.");

@@ -12,6 +12,7 @@
 #include <kunit/visibility.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_compute_svm.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_print.h>
@@ -280,6 +281,11 @@ int drm_compute_info_check(const struct drm_compute_dev_info *info,
 	    info->ring_size_min > info->ring_size_max)
 		return -EINVAL;
 	if (info->userq_caps & ~DRM_COMPUTE_USERQ_CAPS_KNOWN)
+		return -EINVAL;
+	/* Memory never set has the default flags: the device keeps them. */
+	if ((features & DRM_COMPUTE_FEATURE_SVM) &&
+	    ((info->svm_flags & DRM_COMPUTE_SVM_FLAGS_DEFAULT) != DRM_COMPUTE_SVM_FLAGS_DEFAULT ||
+	     info->svm_flags & ~DRM_COMPUTE_SVM_FLAGS_KNOWN))
 		return -EINVAL;
 	return 0;
 }

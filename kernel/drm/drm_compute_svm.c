@@ -62,7 +62,10 @@
  * - the attribute array is read (-EFAULT, -ENOMEM);
  * - under the SVM lock, the attributes (drm_compute_svm_attr_check():
  *   types, flags, granularity, device ids, the store's device slots):
- *   -EINVAL;
+ *   -EINVAL; then, for a set, every flag it sets must be one the device
+ *   honours (&drm_compute_dev_info.svm_flags, reported by the DEVICE query
+ *   as &drm_compute_query_device.svm_flags): -EOPNOTSUPP otherwise, never
+ *   a flag stored that changes nothing;
  * - then the CPU mappings, under the mmap lock: every address of the range
  *   mapped, none in a VM_IO or VM_PFNMAP mapping, which HMM cannot mirror
  *   (KFD answers -EFAULT there, and so does the helper);
@@ -451,6 +454,22 @@ static int svm_range_mirrorable(struct mm_struct *mm, u64 start, u64 end)
 	return ret;
 }
 
+/*
+ * A flag the device does not honour (&drm_compute_dev_info.svm_flags) is
+ * refused, not stored; clearing one asks for nothing and is allowed.
+ */
+static int svm_flags_honoured(const struct drm_compute_vm *vm,
+			      const struct drm_compute_svm_attr *attrs, u32 nattr)
+{
+	u32 i;
+
+	for (i = 0; i < nattr; i++)
+		if (attrs[i].type == DRM_COMPUTE_SVM_ATTR_SET_FLAGS &&
+		    attrs[i].value & ~vm->cdev->info.svm_flags)
+			return -EOPNOTSUPP;
+	return 0;
+}
+
 /* Under the SVM lock: the attributes, the mappings, then the store. */
 static int svm_attr_op(struct drm_compute_vm *vm,
 		       const struct drm_compute_svm *args,
@@ -467,6 +486,8 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 	if (vm->cdev->ops->svm_sync)
 		vm->cdev->ops->svm_sync(vm);
 	ret = drm_compute_svm_attr_check(&svm->attrs, attrs, args->nattr, set);
+	if (!ret && set)
+		ret = svm_flags_honoured(vm, attrs, args->nattr);
 	if (ret)
 		return ret;
 	ret = svm_range_mirrorable(svm->mm, args->start,

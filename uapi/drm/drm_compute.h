@@ -269,6 +269,17 @@ struct drm_compute_query_device {
 	__u32 device_id;
 	/** @pad2: zero. */
 	__u32 pad2;
+	/**
+	 * @svm_flags: the DRM_COMPUTE_SVM_FLAG_* bits this device honours,
+	 * with %DRM_COMPUTE_FEATURE_SVM (0 without it, and from a kernel that
+	 * predates the field). It always holds %DRM_COMPUTE_SVM_FLAG_HOST_ACCESS
+	 * and %DRM_COMPUTE_SVM_FLAG_COHERENT, the flags of memory never set;
+	 * setting a flag outside it fails with -EOPNOTSUPP
+	 * (&struct drm_compute_svm).
+	 */
+	__u32 svm_flags;
+	/** @pad3: zero. */
+	__u32 pad3;
 };
 
 /**
@@ -1094,11 +1105,28 @@ struct drm_compute_userq_signal {
 /** DRM_COMPUTE_SVM_LOCATION_UNDEFINED - location: none chosen. */
 #define DRM_COMPUTE_SVM_LOCATION_UNDEFINED	0xffffffffu
 
-/** DRM_COMPUTE_SVM_FLAG_HOST_ACCESS - the CPU can always reach the data. */
+/*
+ * The flags are KFD's. A device honours some of them
+ * (&drm_compute_query_device.svm_flags, always the two of memory never
+ * set) and refuses to set the others with -EOPNOTSUPP.
+ */
+
+/**
+ * DRM_COMPUTE_SVM_FLAG_HOST_ACCESS - the CPU can always reach the data:
+ * where a device keeps it in memory the CPU cannot address, a CPU access
+ * brings it back (device-private memory).
+ */
 #define DRM_COMPUTE_SVM_FLAG_HOST_ACCESS	_BITUL(0)
-/** DRM_COMPUTE_SVM_FLAG_COHERENT - fine-grained coherence between devices. */
+/**
+ * DRM_COMPUTE_SVM_FLAG_COHERENT - fine-grained coherence: device accesses
+ * to system memory are coherent with the CPU's without a flush (snooped),
+ * and data in device memory has one copy.
+ */
 #define DRM_COMPUTE_SVM_FLAG_COHERENT		_BITUL(1)
-/** DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL - any device of the preferred one's hive. */
+/**
+ * DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL - the data may live in any device of the
+ * preferred device's hive (AMD's XGMI); only devices in a hive honour it.
+ */
 #define DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL		_BITUL(2)
 /** DRM_COMPUTE_SVM_FLAG_GPU_RO - devices only read the range. */
 #define DRM_COMPUTE_SVM_FLAG_GPU_RO		_BITUL(3)
@@ -1107,11 +1135,23 @@ struct drm_compute_userq_signal {
  * (fetch queue packets from it).
  */
 #define DRM_COMPUTE_SVM_FLAG_GPU_EXEC		_BITUL(4)
-/** DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read the range. */
+/**
+ * DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read the range:
+ * they may keep read-only copies of it, one each, that a write by anyone
+ * invalidates.
+ */
 #define DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY	_BITUL(5)
-/** DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED - keep device mappings valid. */
+/**
+ * DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED - keep device mappings valid: the
+ * device maps the range when the flag is set and again after every
+ * invalidation, so its queues take no fault there.
+ */
 #define DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED	_BITUL(6)
-/** DRM_COMPUTE_SVM_FLAG_EXT_COHERENT - coherence with device-scope atomics. */
+/**
+ * DRM_COMPUTE_SVM_FLAG_EXT_COHERENT - coherence extended to device-scope
+ * atomics: they are visible to the CPU and other devices as they happen
+ * (AMD's MTYPE_UC).
+ */
 #define DRM_COMPUTE_SVM_FLAG_EXT_COHERENT	_BITUL(7)
 /** DRM_COMPUTE_SVM_FLAGS_KNOWN - every DRM_COMPUTE_SVM_FLAG_* bit. */
 #define DRM_COMPUTE_SVM_FLAGS_KNOWN		(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | \
@@ -1181,8 +1221,11 @@ struct drm_compute_svm_attr {
  * most 16 devices over its life.
  *
  * Errors (nothing changes on any of them, in the kernel or in the
- * argument, which is only read): -EOPNOTSUPP on a device without %DRM_COMPUTE_FEATURE_SVM, for
- * any argument; -EINVAL for an unknown @op, non-zero @flags, @nattr 0 or
+ * argument, which is only read): -EOPNOTSUPP on a device without
+ * %DRM_COMPUTE_FEATURE_SVM, for any argument, and for a SET that sets a
+ * flag the device does not honour (outside
+ * &drm_compute_query_device.svm_flags; clearing one is allowed); -EINVAL
+ * for an unknown @op, non-zero @flags, @nattr 0 or
  * above %DRM_COMPUTE_SVM_MAX_ATTRS, a @start or @size that is not a
  * multiple of &drm_compute_query_device.page_size, a zero @size, a range
  * that wraps or leaves [&drm_compute_query_device.va_start, va_end), a VM

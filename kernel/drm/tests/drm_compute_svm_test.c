@@ -44,6 +44,8 @@ static const struct drm_compute_dev_info info = {
 	.ring_size_min = SZ_4K,
 	.ring_size_max = SZ_4M,
 	.ctx_save_size = PAGE_SIZE,
+	.svm_flags = DRM_COMPUTE_SVM_FLAGS_DEFAULT | DRM_COMPUTE_SVM_FLAG_GPU_RO |
+		     DRM_COMPUTE_SVM_FLAG_GPU_EXEC,
 };
 
 /* ---- the fake driver ---- */
@@ -255,6 +257,15 @@ static void features_need_svm_ops(struct kunit *test)
 	ops = svm_ops;
 	ops.svm_attr_set = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_device_init(cdev, drm, &info, &ops), -EINVAL);
+	/* SVM without the default flags honoured, or with unknown ones. */
+	wi = info;
+	wi.svm_flags = DRM_COMPUTE_SVM_FLAG_HOST_ACCESS;
+	KUNIT_EXPECT_EQ(test, drm_compute_device_init(cdev, drm, &wi, &svm_ops), -EINVAL);
+	wi.svm_flags = info.svm_flags | BIT(8);
+	KUNIT_EXPECT_EQ(test, drm_compute_device_init(cdev, drm, &wi, &svm_ops), -EINVAL);
+	/* Without SVM the flags are not looked at. */
+	wi.svm_flags = 0;
+	KUNIT_EXPECT_EQ(test, drm_compute_info_check(&wi, DRM_COMPUTE_FEATURE_USERQ), 0);
 }
 
 static void device_ids(struct kunit *test)
@@ -813,6 +824,9 @@ static const struct reject_case reject_cases[] = {
 	{ "type-top", K_ATTR, 0, 0, { U32_MAX, 0 }, -EINVAL, -EINVAL },
 	{ "flag-unknown", K_ATTR, 0, 0,
 	  { DRM_COMPUTE_SVM_ATTR_SET_FLAGS, BIT(8) }, -EINVAL, 0 },
+	/* Stored and reported, changing nothing, before issue 23. */
+	{ "flag-not-honoured", K_ATTR, 0, 0,
+	  { DRM_COMPUTE_SVM_ATTR_SET_FLAGS, DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL }, -EOPNOTSUPP, 0 },
 	{ "clr-flag-unknown", K_ATTR, 0, 0,
 	  { DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, BIT(31) }, -EINVAL, 0 },
 	{ "granularity-too-big", K_ATTR, 0, 0,

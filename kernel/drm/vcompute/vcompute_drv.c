@@ -294,6 +294,7 @@ static void vcompute_info(const struct vcompute_device *vdev,
 		.ring_size_min = SZ_4K,
 		.ring_size_max = SZ_4M,
 		.ctx_save_size = PAGE_SIZE,
+		.svm_flags = VCOMPUTE_SVM_FLAGS,
 	};
 }
 

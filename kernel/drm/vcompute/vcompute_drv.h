@@ -433,6 +433,16 @@ void vcompute_vm_pt_repoint(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 			    struct page **pages);
 
 /**
+ * VCOMPUTE_SVM_FLAGS - the SVM flags vcompute honours (DOC: Shared virtual
+ * memory in vcompute_svm.c).
+ */
+#define VCOMPUTE_SVM_FLAGS	(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | \
+				 DRM_COMPUTE_SVM_FLAG_COHERENT | \
+				 DRM_COMPUTE_SVM_FLAG_EXT_COHERENT | \
+				 DRM_COMPUTE_SVM_FLAG_GPU_RO | \
+				 DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+
+/**
  * VCOMPUTE_SVM_MAX_REFAULTS - serviced faults one translation may take
  * before it gives up with %DRM_COMPUTE_FAULT_SVM_BUSY (each service can be
  * undone by an invalidation before the translation is retried).

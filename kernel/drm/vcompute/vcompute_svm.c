@@ -63,6 +63,14 @@
  * and faults with %DRM_COMPUTE_FAULT_NOMIRROR; an address without CPU
  * mapping faults with %DRM_COMPUTE_FAULT_UNMAPPED.
  *
+ * Flags honoured (%VCOMPUTE_SVM_FLAGS, reported by the DEVICE query): GPU_RO
+ * and GPU_EXEC as above; HOST_ACCESS, COHERENT and EXT_COHERENT hold by
+ * construction, since the engine reaches every page through the kernel's
+ * cached mapping, as the CPU does, atomics included, and device memory is
+ * device-private (one copy, which a CPU access brings back). HIVE_LOCAL,
+ * GPU_READ_MOSTLY and GPU_ALWAYS_MAPPED are refused with -EOPNOTSUPP: the
+ * device has no hive, keeps no read-only copies and maps only on fault.
+ *
  * Bounds. A fault is retried at most ``svm_fault_retries`` times when
  * drm_gpusvm_get_pages() reports -EBUSY (HMM's one-second budget spent:
  * the range kept being invalidated) or the pages were invalidated before

@@ -896,6 +896,16 @@ static void amdgpu_compute_userq_info(struct amdgpu_device *adev,
 	info->ring_size_min = AMDGPU_GPU_PAGE_SIZE;
 	info->ring_size_max = SZ_2G;
 	info->ctx_save_size = 0;
+	/*
+	 * amdgpu_compute_svm.c keeps device memory device-private (one copy,
+	 * the CPU's access migrates it back) and maps with the flags'
+	 * permissions and MTYPE (amdgpu_compute_svm_page_flags(): UC for
+	 * either coherence); it has no hive placement, read-mostly copies or
+	 * always-mapped ranges.
+	 */
+	info->svm_flags = DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | DRM_COMPUTE_SVM_FLAG_COHERENT |
+			  DRM_COMPUTE_SVM_FLAG_EXT_COHERENT | DRM_COMPUTE_SVM_FLAG_GPU_RO |
+			  DRM_COMPUTE_SVM_FLAG_GPU_EXEC;
 }
 
 /**

@@ -78,6 +78,14 @@ struct drm_compute_dev_info {
 	u64 ring_size_max;
 	/** @ctx_save_size: bytes a queue's context save area needs, 0 for none. */
 	u64 ctx_save_size;
+	/**
+	 * @svm_flags: the DRM_COMPUTE_SVM_FLAG_* bits the device honours
+	 * (with %DRM_COMPUTE_FEATURE_SVM: at least
+	 * %DRM_COMPUTE_SVM_FLAGS_DEFAULT, the flags of memory never set).
+	 * Setting any other flag fails with -EOPNOTSUPP, so that no
+	 * application is told a promise the device does not keep.
+	 */
+	u32 svm_flags;
 };
 
 /**
