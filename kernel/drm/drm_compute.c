@@ -342,6 +342,7 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	INIT_LIST_HEAD(&cdev->userqs);
 	INIT_DELAYED_WORK(&cdev->watchdog, drm_compute_watchdog_work);
 	INIT_DELAYED_WORK(&cdev->fence_poll, drm_compute_fence_poll_work);
+	INIT_WORK(&cdev->reset_work, drm_compute_reset_work);
 	return 0;
 }
 EXPORT_SYMBOL(drm_compute_device_init);
@@ -356,6 +357,7 @@ void drm_compute_device_fini(struct drm_compute_device *cdev)
 {
 	cancel_delayed_work_sync(&cdev->watchdog);
 	cancel_delayed_work_sync(&cdev->fence_poll);
+	cancel_work_sync(&cdev->reset_work);
 	drm_WARN_ON(cdev->drm, !list_empty(&cdev->userqs));
 	mutex_destroy(&cdev->userq_lock);
 	xa_erase(&drm_compute_devices, cdev->id);

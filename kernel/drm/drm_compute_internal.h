@@ -50,6 +50,7 @@ int drm_compute_userq_criu_resume(struct drm_compute_userq *q);
 void drm_compute_criu_file_fini(struct drm_compute_file *cfile);
 void drm_compute_watchdog_work(struct work_struct *work);
 void drm_compute_fence_poll_work(struct work_struct *work);
+void drm_compute_reset_work(struct work_struct *work);
 unsigned int drm_compute_hang_timeout_ms(void);
 unsigned int drm_compute_hang_timeout_swap(unsigned int ms);
 int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,

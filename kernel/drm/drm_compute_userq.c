@@ -328,7 +328,8 @@ static void userq_stop(struct drm_compute_userq *q)
 	if (q->stopped)
 		return;
 	q->cdev->ops->userq_stop(q);
-	q->stopped = true;
+	/* Read without ctl_lock by drm_compute_reset_work(), as a hint. */
+	WRITE_ONCE(q->stopped, true);
 }
 
 /**
@@ -1193,35 +1194,27 @@ void drm_compute_fence_poll_work(struct work_struct *work)
 }
 
 /**
- * drm_compute_device_reset - the device was reset
- * @cdev: the device
+ * drm_compute_reset_work - stop the queues a device reset made HUNG
+ * @work: &drm_compute_device.reset_work
  *
- * For the driver's reset path, once the device runs again: every queue that
- * was active lost its context with the reset, and is stopped and marked
- * HUNG (%DRM_COMPUTE_FAULT_HANG), as hang detection leaves a queue it
- * resets; its waiters return -EIO and its pending signals complete with
- * -EIO. Queues already dead stay as they are. Buffers made for export are
- * the driver's to handle (drm_compute_p2p_invalidate()).
- *
- * Context: process; takes &drm_compute_device.userq_lock and each queue's
- * control lock.
- *
- * Returns: the number of queues reset.
+ * Calls &drm_compute_ops.userq_stop for every queue that is dead and not
+ * yet stopped, in batches with references, under each queue's control
+ * lock: the work drm_compute_device_reset() leaves for after the driver's
+ * reset path.
  */
-unsigned int drm_compute_device_reset(struct drm_compute_device *cdev)
+void drm_compute_reset_work(struct work_struct *work)
 {
+	struct drm_compute_device *cdev =
+		container_of(work, struct drm_compute_device, reset_work);
 	struct drm_compute_userq *batch[WATCHDOG_BATCH], *q;
-	unsigned int n = 0, got, i;
+	unsigned int got, i;
 
-	/*
-	 * In batches, with references: a queue is reset outside the list's
-	 * lock, and one reset is dead, so the next batch skips it.
-	 */
 	do {
 		got = 0;
 		mutex_lock(&cdev->userq_lock);
 		list_for_each_entry(q, &cdev->userqs, link) {
-			if (!userq_active(q))
+			/* A hint: userq_stop() checks again under ctl_lock. */
+			if (userq_active(q) || READ_ONCE(q->stopped))
 				continue;
 			drm_compute_userq_get(q);
 			batch[got++] = q;
@@ -1230,13 +1223,54 @@ unsigned int drm_compute_device_reset(struct drm_compute_device *cdev)
 		}
 		mutex_unlock(&cdev->userq_lock);
 		for (i = 0; i < got; i++) {
-			n += hang_reset(batch[i]);
+			mutex_lock(&batch[i]->ctl_lock);
+			userq_stop(batch[i]);
+			mutex_unlock(&batch[i]->ctl_lock);
 			drm_compute_userq_put(batch[i]);
 		}
 	} while (got == WATCHDOG_BATCH);
-	if (n)
-		drm_err(cdev->drm, "compute: device reset; %u queue%s reset\n", n,
-			n == 1 ? "" : "s");
+}
+
+/**
+ * drm_compute_device_reset - the device was reset
+ * @cdev: the device
+ *
+ * For the driver's reset path: every queue that was active lost its
+ * context with the reset and is marked HUNG (%DRM_COMPUTE_FAULT_HANG), as
+ * hang detection leaves a queue it resets; its waiters return -EIO and its
+ * pending signals complete with -EIO at once. Queues already dead stay as
+ * they are. The queues are stopped (&drm_compute_ops.userq_stop) later, by
+ * &drm_compute_device.reset_work: a stop talks to the device (amdgpu: MES
+ * unmaps), which a driver must not do from inside its recovery, and
+ * another thread may hold a queue's control lock while it waits for the
+ * device that is being reset. The driver keeps the queues from running
+ * meanwhile as far as its hardware allows. Buffers made for export are the
+ * driver's to handle (drm_compute_p2p_invalidate()).
+ *
+ * Context: process, any point of a driver's reset path; takes
+ * &drm_compute_device.userq_lock and each queue's spinlock, calls no
+ * driver operation and waits for nothing.
+ *
+ * Returns: the number of queues made HUNG.
+ */
+unsigned int drm_compute_device_reset(struct drm_compute_device *cdev)
+{
+	struct drm_compute_userq *q;
+	unsigned int n = 0;
+
+	mutex_lock(&cdev->userq_lock);
+	list_for_each_entry(q, &cdev->userqs, link) {
+		if (!userq_active(q))
+			continue;
+		userq_kill(q, DRM_COMPUTE_USERQ_STATUS_HUNG, DRM_COMPUTE_FAULT_HANG, 0);
+		n++;
+	}
+	mutex_unlock(&cdev->userq_lock);
+	if (!n)
+		return 0;
+	queue_work(system_dfl_wq, &cdev->reset_work);
+	drm_err(cdev->drm, "compute: device reset; %u queue%s reset\n", n,
+		n == 1 ? "" : "s");
 	return n;
 }
 EXPORT_SYMBOL(drm_compute_device_reset);
@@ -1256,6 +1290,8 @@ void drm_compute_device_unplug(struct drm_compute_device *cdev)
 
 	cancel_delayed_work_sync(&cdev->watchdog);
 	cancel_delayed_work_sync(&cdev->fence_poll);
+	/* What a reset left to stop is stopped below. */
+	cancel_work_sync(&cdev->reset_work);
 	mutex_lock(&cdev->userq_lock);
 	list_for_each_entry(q, &cdev->userqs, link) {
 		mutex_lock(&q->ctl_lock);

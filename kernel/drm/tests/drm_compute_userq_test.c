@@ -474,6 +474,33 @@ static void sm_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 1), -EIO);
 }
 
+/*
+ * A device reset while another thread holds the queue's control lock (a
+ * suspend waiting for the device being reset): the queue is HUNG and its
+ * waiters fail at once, and the driver's stop comes later, from the reset
+ * work. drm_compute_device_reset() used to take the control lock and stop
+ * the queue itself, inside the driver's recovery (issue 23): here that
+ * would wait for the lock held below.
+ */
+static void sm_device_reset(struct kunit *test)
+{
+	struct sm *sm = test->priv;
+	struct fake_queue *q = last_queue;
+
+	mutex_lock(&q->base.ctl_lock);
+	KUNIT_EXPECT_EQ(test, drm_compute_device_reset(&sm->cdev), 1u);
+	KUNIT_EXPECT_EQ(test, q->stopped, 0);
+	KUNIT_EXPECT_EQ(test, sm_status(test, sm), DRM_COMPUTE_USERQ_STATUS_HUNG);
+	KUNIT_EXPECT_EQ(test, sm_wait(sm, 1), -EIO);
+	mutex_unlock(&q->base.ctl_lock);
+	flush_work(&sm->cdev.reset_work);
+	KUNIT_EXPECT_EQ(test, q->stopped, 1);
+	/* A queue already dead is left alone. */
+	KUNIT_EXPECT_EQ(test, drm_compute_device_reset(&sm->cdev), 0u);
+	flush_work(&sm->cdev.reset_work);
+	KUNIT_EXPECT_EQ(test, q->stopped, 1);
+}
+
 static void sm_progress_is_not_hang(struct kunit *test)
 {
 	struct sm *sm = test->priv;
@@ -545,6 +572,7 @@ static struct kunit_case drm_compute_userq_state_tests[] = {
 	KUNIT_CASE(sm_fence_and_fault),
 	KUNIT_CASE(sm_fence_memory),
 	KUNIT_CASE_SLOW(sm_hang),
+	KUNIT_CASE(sm_device_reset),
 	KUNIT_CASE_SLOW(sm_progress_is_not_hang),
 	KUNIT_CASE(sm_destroy),
 	KUNIT_CASE(sm_limits),

@@ -224,6 +224,7 @@ static void vcompute_exports_tell(struct vcompute_device *vdev, bool revoke)
  */
 static void vcompute_reset(struct vcompute_device *vdev)
 {
+	vcompute_engine_reset(vdev);
 	drm_compute_device_reset(&vdev->compute);
 	vcompute_exports_tell(vdev, false);
 }

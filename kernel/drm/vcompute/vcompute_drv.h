@@ -594,6 +594,7 @@ void vcompute_configfs_unregister(void);
 int vcompute_engine_init(struct vcompute_device *vdev);
 void vcompute_engine_fini(struct vcompute_device *vdev);
 void vcompute_engine_kick(struct vcompute_device *vdev);
+void vcompute_engine_reset(struct vcompute_device *vdev);
 
 /* vcompute_packet.c: packet checks and kernel arithmetic, also for KUnit. */
 int vcompute_pkt_header_check(const struct vcompute_pkt_header *h);

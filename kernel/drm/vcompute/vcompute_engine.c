@@ -923,7 +923,23 @@ static int engine_thread(void *arg)
 	return 0;
 }
 
+/**
+ * vcompute_engine_reset - what a GPU reset does to the queues: their
+ * contexts are lost
+ * @vdev: the device
+ *
+ * No queue in the engine runs again; the helper marks them HUNG
+ * (drm_compute_device_reset()) and stops them for good later.
+ */
+void vcompute_engine_reset(struct vcompute_device *vdev)
+{
+	struct vcompute_queue *q;
 
+	mutex_lock(&vdev->engine.lock);
+	list_for_each_entry(q, &vdev->engine.queues, link)
+		q->dead = true;
+	mutex_unlock(&vdev->engine.lock);
+}
 
 /* Stop the units' threads; the array stays with the DRM device. */
 static void cus_fini(struct vcompute_engine *e, unsigned int n)

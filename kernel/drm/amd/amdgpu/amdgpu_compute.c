@@ -980,10 +980,14 @@ void amdgpu_compute_device_unplug(struct amdgpu_device *adev)
  * amdgpu_compute_device_reset - the device was reset
  * @adev: the device, running again after a GPU reset
  *
- * Called after amdgpu_userq_post_reset(): a compute queue has no context
- * save area on amdgpu (no CWSR for render-node queues), so every active one
- * lost its waves, whether or not VRAM survived; each is stopped and marked
- * HUNG for its owner (drm_compute_device_reset()).
+ * Called from GPU recovery, after amdgpu_userq_post_reset(): a compute
+ * queue has no context save area on amdgpu (no CWSR for render-node
+ * queues), so every active one lost its waves, whether or not VRAM
+ * survived; each is marked HUNG for its owner at once, and touched by no
+ * MES call here (drm_compute_device_reset()): the helper stops it (the MES
+ * unmap) from its reset work once recovery is over. amdgpu remaps its user
+ * queues when VRAM survived, so until then such a queue may run again, in
+ * its own VM, for an owner already told it is HUNG.
  */
 void amdgpu_compute_device_reset(struct amdgpu_device *adev)
 {

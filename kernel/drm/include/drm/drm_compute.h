@@ -505,6 +505,11 @@ struct drm_compute_device {
 	 * fence slots of queues with pending signals every millisecond.
 	 */
 	struct delayed_work fence_poll;
+	/**
+	 * @reset_work: stops the queues a device reset made HUNG
+	 * (drm_compute_device_reset()), outside the driver's reset path.
+	 */
+	struct work_struct reset_work;
 };
 
 /**
