@@ -10,6 +10,7 @@
 
 #include <kunit/test.h>
 #include <linux/bitmap.h>
+#include <linux/string.h>
 
 #include "../amd/amdgpu/amdgpu_compute_args.h"
 
@@ -420,6 +421,57 @@ static void amdgpu_compute_test_copy_next(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, dma[0], (dma_addr_t)(0x20000 + P));
 }
 
+struct span_case {
+	const char *name;
+	u64 start, end, va, va_end;
+	struct amdgpu_compute_span_cut want;
+};
+
+/*
+ * An UNMAP against one compute mapping [0x10000, 0x40000): what is
+ * cleared and what stays. The glue used to clear the whole compute VA
+ * range instead, GEM_VA mappings included (issue 23).
+ */
+static const struct span_case span_cases[] = {
+	{ "miss-before", 0x10000, 0x40000, 0x0, 0x10000,
+	  { 0, 0, { 0x10000 }, { 0x40000 }, 1 } },
+	{ "miss-after", 0x10000, 0x40000, 0x40000, 0x50000,
+	  { 0, 0, { 0x10000 }, { 0x40000 }, 1 } },
+	{ "exact", 0x10000, 0x40000, 0x10000, 0x40000,
+	  { 0x10000, 0x40000, {}, {}, 0 } },
+	{ "covering", 0x10000, 0x40000, 0x0, U64_MAX,
+	  { 0x10000, 0x40000, {}, {}, 0 } },
+	{ "head", 0x10000, 0x40000, 0x0, 0x20000,
+	  { 0x10000, 0x20000, { 0x20000 }, { 0x40000 }, 1 } },
+	{ "tail", 0x10000, 0x40000, 0x30000, 0x80000,
+	  { 0x30000, 0x40000, { 0x10000 }, { 0x30000 }, 1 } },
+	{ "hole", 0x10000, 0x40000, 0x20000, 0x30000,
+	  { 0x20000, 0x30000, { 0x10000, 0x30000 }, { 0x20000, 0x40000 }, 2 } },
+};
+
+static void span_desc(const struct span_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(span, span_cases, span_desc);
+
+static void amdgpu_compute_test_span_cut(struct kunit *test)
+{
+	const struct span_case *c = test->param_value;
+	struct amdgpu_compute_span_cut got;
+	unsigned int i;
+
+	amdgpu_compute_span_cut(c->start, c->end, c->va, c->va_end, &got);
+	KUNIT_EXPECT_EQ(test, got.clear_start, c->want.clear_start);
+	KUNIT_EXPECT_EQ(test, got.clear_end, c->want.clear_end);
+	KUNIT_ASSERT_EQ(test, got.keep, c->want.keep);
+	for (i = 0; i < got.keep; i++) {
+		KUNIT_EXPECT_EQ(test, got.keep_start[i], c->want.keep_start[i]);
+		KUNIT_EXPECT_EQ(test, got.keep_end[i], c->want.keep_end[i]);
+	}
+}
+
 static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE_PARAM(amdgpu_compute_test_priority_level, priority_gen_params),
 	KUNIT_CASE(amdgpu_compute_test_priority_order),
@@ -436,6 +488,7 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_svm_page_flags),
 	KUNIT_CASE(amdgpu_compute_test_svm_next_run),
 	KUNIT_CASE(amdgpu_compute_test_copy_next),
+	KUNIT_CASE_PARAM(amdgpu_compute_test_span_cut, span_gen_params),
 	{}
 };
 

@@ -72,9 +72,10 @@
  * Where amdgpu's semantics differ from the uapi, by design of the glue:
  *
  * - the compute VM *is* the file's amdgpu VM: mappings made there with
- *   DRM_AMDGPU_GEM_VA are visible (a MAP over them fails); once a compute
- *   VM mapped anything, its end clears the whole compute VA range, theirs
- *   included; and closing a buffer's last handle in the file unmaps it
+ *   DRM_AMDGPU_GEM_VA are visible (a MAP over them fails), but a compute
+ *   UNMAP and a compute VM's end clear only what compute MAPs mapped (the
+ *   glue records their spans), so RADV's mappings survive both; and
+ *   closing a buffer's last handle in the file unmaps it
  *   (amdgpu_gem_object_close()), where the uapi keeps a mapping's buffer
  *   alive;
  * - the end of the low VA half, %AMDGPU_COMPUTE_EOP_WINDOW bytes, holds
@@ -98,6 +99,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 
+#include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
@@ -123,7 +125,18 @@ struct amdgpu_compute_vm_link {
 	struct mutex lock;		/* protects the fields below and binds */
 	struct amdgpu_vm *vm;
 	u64 gen;			/* of the current wrapper */
-	bool dirty;			/* a compute MAP since the last clear */
+	struct list_head spans;		/* what compute MAPs mapped, by address */
+};
+
+/*
+ * A range of the file's VM that compute VM_BINDs mapped. The compute VM
+ * shares that VM with DRM_AMDGPU_GEM_VA (RADV's mappings), so UNMAP and a
+ * compute VM's end clear only these, never the whole compute VA range.
+ */
+struct amdgpu_compute_span {
+	struct list_head link;
+	u64 start;
+	u64 end;
 };
 
 /* A compute VM: the file's amdgpu VM. */
@@ -285,20 +298,16 @@ static int amdgpu_compute_map(struct amdgpu_device *adev, struct amdgpu_vm *vm,
 	return r;
 }
 
-/*
- * Unmap whatever lies in [@va, @va + @size). A failed page-table update
- * leaves the cleared entries to the next update of the VM, as
- * DRM_AMDGPU_GEM_VA does.
- */
-static int amdgpu_compute_unmap(struct amdgpu_device *adev,
-				struct amdgpu_vm *vm, u64 va, u64 size)
+/* Forget the spans: the file's VM, or the device, is gone with them. */
+static void amdgpu_compute_spans_free(struct amdgpu_compute_vm_link *link)
 {
-	int r;
+	struct amdgpu_compute_span *s, *tmp;
 
-	r = amdgpu_vm_bo_clear_mappings(adev, vm, va, size);
-	if (r)
-		return r;
-	return amdgpu_compute_vm_update(adev, vm, NULL);
+	lockdep_assert_held(&link->lock);
+	list_for_each_entry_safe(s, tmp, &link->spans, link) {
+		list_del(&s->link);
+		kfree(s);
+	}
 }
 
 static void amdgpu_compute_link_release(struct kref *ref)
@@ -306,33 +315,109 @@ static void amdgpu_compute_link_release(struct kref *ref)
 	struct amdgpu_compute_vm_link *link =
 		container_of(ref, struct amdgpu_compute_vm_link, ref);
 
+	mutex_lock(&link->lock);
+	amdgpu_compute_spans_free(link);
+	mutex_unlock(&link->lock);
 	mutex_destroy(&link->lock);
 	kfree(link);
 }
 
 /*
- * Clear the compute VA range of the file's VM when a compute VM mapped
- * something there, so that the next one starts empty. Called with the
- * link's lock held.
+ * Clear what compute MAPs mapped in [@va, @va_end), and nothing else of
+ * the file's VM: GEM_VA mappings there stay. The spans follow what was
+ * cleared, even when a clear fails part of the way; a failed page-table
+ * update leaves the cleared entries to the next update of the VM, as
+ * DRM_AMDGPU_GEM_VA does. Called with the link's lock and the VM's
+ * reservation held.
+ */
+static int amdgpu_compute_spans_unmap(struct amdgpu_device *adev,
+				      struct amdgpu_compute_vm_link *link,
+				      u64 va, u64 va_end)
+{
+	struct amdgpu_compute_span *s, *tmp, *spare;
+	struct amdgpu_compute_span_cut c;
+	bool cleared = false;
+	int r = 0;
+
+	lockdep_assert_held(&link->lock);
+	/* At most one span is split in two: its second half is ready. */
+	spare = kmalloc_obj(*spare);
+	if (!spare)
+		return -ENOMEM;
+	list_for_each_entry_safe(s, tmp, &link->spans, link) {
+		if (s->start >= va_end)
+			break;
+		amdgpu_compute_span_cut(s->start, s->end, va, va_end, &c);
+		if (c.clear_start == c.clear_end)
+			continue;
+		r = amdgpu_vm_bo_clear_mappings(adev, link->vm, c.clear_start,
+						c.clear_end - c.clear_start);
+		if (r)
+			break;
+		cleared = true;
+		if (!c.keep) {
+			list_del(&s->link);
+			kfree(s);
+			continue;
+		}
+		s->start = c.keep_start[0];
+		s->end = c.keep_end[0];
+		if (c.keep == 2) {
+			spare->start = c.keep_start[1];
+			spare->end = c.keep_end[1];
+			list_add(&spare->link, &s->link);
+			spare = NULL;
+			break;	/* a hole inside one span: nothing after it is hit */
+		}
+	}
+	kfree(spare);
+	if (cleared) {
+		int u = amdgpu_compute_vm_update(adev, link->vm, NULL);
+
+		r = r ?: u;
+	}
+	return r;
+}
+
+/* Record a compute MAP; @s is allocated beforehand. */
+static void amdgpu_compute_span_add(struct amdgpu_compute_vm_link *link,
+				    struct amdgpu_compute_span *s)
+{
+	struct amdgpu_compute_span *pos;
+
+	lockdep_assert_held(&link->lock);
+	/* MAPs never overlap (amdgpu_vm_bo_map() refuses): keep them sorted. */
+	list_for_each_entry(pos, &link->spans, link)
+		if (pos->start > s->start)
+			break;
+	list_add_tail(&s->link, &pos->link);
+}
+
+/*
+ * Clear what the current compute VM mapped, so that the next one starts
+ * empty; the GEM_VA mappings of the file's VM stay. On an unplugged
+ * device nothing is written (the page tables go with the file's VM): the
+ * spans are only forgotten. Called with the link's lock held.
  */
 static int amdgpu_compute_vm_clear(struct amdgpu_device *adev,
 				   struct amdgpu_compute_vm_link *link)
 {
-	const struct drm_compute_dev_info *info = &adev->compute.info;
 	struct drm_exec exec;
-	int r;
+	int r, idx;
 
 	lockdep_assert_held(&link->lock);
-	if (!link->vm || !link->dirty)
+	if (!link->vm || list_empty(&link->spans))
 		return 0;
+	if (!drm_dev_enter(adev_to_drm(adev), &idx)) {
+		amdgpu_compute_spans_free(link);
+		return 0;
+	}
 	r = amdgpu_compute_vm_lock(&exec, link->vm, NULL, false);
-	if (r)
-		return r;
-	r = amdgpu_compute_unmap(adev, link->vm, info->va_start,
-				 info->va_end - info->va_start);
-	drm_exec_fini(&exec);
-	if (!r)
-		link->dirty = false;
+	if (!r) {
+		r = amdgpu_compute_spans_unmap(adev, link, 0, U64_MAX);
+		drm_exec_fini(&exec);
+	}
+	drm_dev_exit(idx);
 	return r;
 }
 
@@ -355,6 +440,7 @@ static struct drm_compute_vm *amdgpu_compute_vm_new(struct drm_compute_file *cfi
 			return ERR_PTR(-ENOMEM);
 		kref_init(&link->ref);
 		mutex_init(&link->lock);
+		INIT_LIST_HEAD(&link->spans);
 		link->vm = &cfile_fpriv(cfile)->vm;
 		afile->link = link;
 	}
@@ -400,6 +486,7 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 	struct amdgpu_compute_vm *cvm = to_cvm(vm);
 	struct amdgpu_compute_vm_link *link = cvm->link;
 	struct amdgpu_device *adev = cvm->adev;
+	struct amdgpu_compute_span *span = NULL;
 	struct amdgpu_bo *bo = NULL;
 	struct amdgpu_bo_va *bo_va;
 	struct drm_exec exec;
@@ -409,8 +496,14 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 	r = amdgpu_gem_va_check(adev, &va, bind->range);
 	if (r)
 		return r;
-	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP)
+	if (bind->op == DRM_COMPUTE_VM_BIND_OP_MAP) {
 		bo = gem_to_amdgpu_bo(bind->obj);
+		span = kmalloc_obj(*span);
+		if (!span)
+			return -ENOMEM;
+		span->start = va;
+		span->end = va + bind->range;
+	}
 
 	mutex_lock(&link->lock);
 	/* A VM destroyed while this call held it is no longer the file's. */
@@ -428,7 +521,7 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 	if (r)
 		goto out_svm;
 	if (!bo) {
-		r = amdgpu_compute_unmap(adev, link->vm, va, bind->range);
+		r = amdgpu_compute_spans_unmap(adev, link, va, va + bind->range);
 	} else {
 		/* Made when the file got its handle (amdgpu_gem_object_open()). */
 		bo_va = amdgpu_vm_bo_find(link->vm, bo);
@@ -436,8 +529,10 @@ static int amdgpu_compute_bind(struct drm_compute_vm *vm,
 					       bind->bo_offset, bind->range,
 					       amdgpu_compute_vm_flags(bind->flags)) :
 			    -ENOENT;
-		if (!r)
-			link->dirty = true;
+		if (!r) {
+			amdgpu_compute_span_add(link, span);
+			span = NULL;
+		}
 	}
 	drm_exec_fini(&exec);
 out_svm:
@@ -445,6 +540,7 @@ out_svm:
 		mutex_unlock(&vm->svm.lock);
 out:
 	mutex_unlock(&link->lock);
+	kfree(span);
 	return r;
 }
 

@@ -235,6 +235,62 @@ static inline u64 amdgpu_compute_rptr(u64 wptr, u32 rptr, u64 ring_size)
 }
 
 /**
+ * struct amdgpu_compute_span_cut - what an UNMAP does to one mapping the
+ * compute VM made
+ * @clear_start: start of the part to clear in the file's VM
+ * @clear_end: its end (exclusive); equal to @clear_start when the UNMAP
+ *	misses the mapping
+ * @keep_start: starts of the parts the compute VM still maps
+ * @keep_end: their ends (exclusive)
+ * @keep: entries of @keep_start and @keep_end: 0 (all cleared), 1, or 2
+ *	(the UNMAP cut a hole in the middle)
+ */
+struct amdgpu_compute_span_cut {
+	u64 clear_start;
+	u64 clear_end;
+	u64 keep_start[2];
+	u64 keep_end[2];
+	unsigned int keep;
+};
+
+/**
+ * amdgpu_compute_span_cut - cut an UNMAP out of one compute mapping
+ * @start: the mapping's start
+ * @end: its end (exclusive)
+ * @va: the UNMAP's start
+ * @va_end: its end (exclusive)
+ * @c: the answer
+ *
+ * The compute VM shares the file's amdgpu VM with DRM_AMDGPU_GEM_VA, so
+ * the glue clears only what compute VM_BINDs mapped, one recorded span at a
+ * time: the part of [@start, @end) inside [@va, @va_end), keeping the
+ * rest.
+ */
+static inline void amdgpu_compute_span_cut(u64 start, u64 end, u64 va, u64 va_end,
+					   struct amdgpu_compute_span_cut *c)
+{
+	c->clear_start = max(start, va);
+	c->clear_end = min(end, va_end);
+	c->keep = 0;
+	if (c->clear_start >= c->clear_end) {
+		c->clear_start = 0;
+		c->clear_end = 0;
+		c->keep_start[0] = start;
+		c->keep_end[0] = end;
+		c->keep = 1;
+		return;
+	}
+	if (start < c->clear_start) {
+		c->keep_start[c->keep] = start;
+		c->keep_end[c->keep++] = c->clear_start;
+	}
+	if (c->clear_end < end) {
+		c->keep_start[c->keep] = c->clear_end;
+		c->keep_end[c->keep++] = end;
+	}
+}
+
+/**
  * amdgpu_compute_svm_page_flags - amdgpu page flags of SVM memory
  * @svm_flags: the range's DRM_COMPUTE_SVM_FLAG_* bits
  *
