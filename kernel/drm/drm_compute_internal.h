@@ -52,6 +52,7 @@ void drm_compute_watchdog_work(struct work_struct *work);
 void drm_compute_fence_poll_work(struct work_struct *work);
 void drm_compute_reset_work(struct work_struct *work);
 unsigned int drm_compute_hang_timeout_ms(void);
+unsigned int drm_compute_device_hang_timeout_ms(const struct drm_compute_device *cdev);
 unsigned int drm_compute_hang_timeout_swap(unsigned int ms);
 int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
 				 const struct drm_compute_userq_create *args);

@@ -95,7 +95,7 @@ int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
 		u->ring_size_max = info->ring_size_max;
 		u->ctx_save_size = info->ctx_save_size;
 		u->doorbell_size = info->doorbell_size;
-		u->hang_timeout_ms = drm_compute_hang_timeout_ms();
+		u->hang_timeout_ms = drm_compute_device_hang_timeout_ms(cdev);
 		break;
 	}
 	}

@@ -63,18 +63,22 @@
  *   userspace. A queue that dies completes its pending signals with an
  *   error instead;
  * - hang detection: a queue with pending work whose progress counter
- *   (&struct drm_compute_userq_hw) does not move for ``hang_timeout_ms``
- *   (module parameter of drm_compute_helper, 0 disables) is stopped and
- *   marked HUNG; only that queue, every other keeps running.
+ *   (&struct drm_compute_userq_hw) does not move for the device's hang
+ *   timeout (drm_compute_device_hang_timeout_ms(): the driver's
+ *   &drm_compute_dev_info.hang_timeout_ms, else ``hang_timeout_ms`` of
+ *   drm_compute_helper, where 0 disables) is stopped and marked HUNG; only
+ *   that queue, every other keeps running.
  */
 
 static unsigned int hang_timeout_ms = 10000;
 module_param(hang_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(hang_timeout_ms,
-		 "Reset a user queue that makes no progress for this long (ms, 0 = never; default 10000)");
+		 "Reset a user queue that makes no progress for this long, on devices without a timeout of their own (ms, 0 = never; default 10000)");
 
 /**
- * drm_compute_hang_timeout_ms - the hang timeout in effect
+ * drm_compute_hang_timeout_ms - the helper's default hang timeout
+ *
+ * Also the bound of the waits for importers' fences (drm_compute_p2p.c).
  *
  * Returns: the module parameter's value, read once.
  */
@@ -83,6 +87,19 @@ unsigned int drm_compute_hang_timeout_ms(void)
 	return READ_ONCE(hang_timeout_ms);
 }
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_hang_timeout_ms);
+
+/**
+ * drm_compute_device_hang_timeout_ms - the hang timeout of a device
+ * @cdev: the device
+ *
+ * Returns: &drm_compute_dev_info.hang_timeout_ms, or the helper's default
+ * where the driver set none.
+ */
+unsigned int drm_compute_device_hang_timeout_ms(const struct drm_compute_device *cdev)
+{
+	return cdev->info.hang_timeout_ms ?: drm_compute_hang_timeout_ms();
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_device_hang_timeout_ms);
 
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
@@ -499,7 +516,7 @@ static unsigned long *cu_mask_from_user(const struct drm_compute_dev_info *info,
 
 static void watchdog_kick(struct drm_compute_device *cdev)
 {
-	unsigned int ms = drm_compute_hang_timeout_ms();
+	unsigned int ms = drm_compute_device_hang_timeout_ms(cdev);
 
 	/* Four looks per timeout; a disabled detector looks once a second. */
 	ms = ms ? max(ms / 4, 10u) : 1000;
@@ -1117,7 +1134,7 @@ void drm_compute_watchdog_work(struct work_struct *work)
 {
 	struct drm_compute_device *cdev =
 		container_of(work, struct drm_compute_device, watchdog.work);
-	unsigned int ms = drm_compute_hang_timeout_ms(), n = 0, i;
+	unsigned int ms = drm_compute_device_hang_timeout_ms(cdev), n = 0, i;
 	struct drm_compute_userq *hung[WATCHDOG_BATCH];
 	struct drm_compute_userq_hw hw;
 	struct drm_compute_userq *q;

@@ -355,7 +355,9 @@ struct drm_compute_query_userq {
 	/**
 	 * @hang_timeout_ms: a queue with pending work that makes no progress
 	 * for this long is reset (%DRM_COMPUTE_USERQ_STATUS_HUNG); 0 when hang
-	 * detection is off. Read when the query runs; it can change.
+	 * detection is off. The device's own timeout where its driver has one
+	 * (amdgpu: its compute job timeout, ``amdgpu.lockup_timeout``), else
+	 * the helper's default. Read when the query runs; it can change.
 	 */
 	__u32 hang_timeout_ms;
 };

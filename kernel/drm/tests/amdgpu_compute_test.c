@@ -472,6 +472,16 @@ static void amdgpu_compute_test_span_cut(struct kunit *test)
 	}
 }
 
+/* amdgpu's compute job timeout, per device, becomes the helper's hang timeout. */
+static void amdgpu_compute_test_hang_timeout(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(msecs_to_jiffies(10000)), 10000u);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(msecs_to_jiffies(60000)), 60000u);
+	/* Never 0, which would mean the helper's default. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(0), 1u);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(MAX_SCHEDULE_TIMEOUT), U32_MAX);
+}
+
 static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE_PARAM(amdgpu_compute_test_priority_level, priority_gen_params),
 	KUNIT_CASE(amdgpu_compute_test_priority_order),
@@ -489,6 +499,7 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_svm_next_run),
 	KUNIT_CASE(amdgpu_compute_test_copy_next),
 	KUNIT_CASE_PARAM(amdgpu_compute_test_span_cut, span_gen_params),
+	KUNIT_CASE(amdgpu_compute_test_hang_timeout),
 	{}
 };
 

@@ -351,6 +351,22 @@ static void query_userq_reports_limits(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, u.hang_timeout_ms, drm_compute_hang_timeout_ms());
 }
 
+/* A driver's own hang timeout is the device's; 0 means the helper's default. */
+static void query_hang_timeout(struct kunit *test)
+{
+	struct drm_compute_device cdev = { .info = info, .features = DRM_COMPUTE_FEATURE_USERQ };
+	struct drm_compute_query_userq u;
+
+	cdev.info.hang_timeout_ms = 60000;
+	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_USERQ, &u, sizeof(u)),
+			(int)sizeof(u));
+	KUNIT_EXPECT_EQ(test, u.hang_timeout_ms, 60000u);
+	KUNIT_EXPECT_EQ(test, drm_compute_device_hang_timeout_ms(&cdev), 60000u);
+	cdev.info.hang_timeout_ms = 0;
+	KUNIT_EXPECT_EQ(test, drm_compute_device_hang_timeout_ms(&cdev),
+			drm_compute_hang_timeout_ms());
+}
+
 static void query_errors(struct kunit *test)
 {
 	struct drm_compute_device cdev = { .info = info };
@@ -374,6 +390,7 @@ static struct kunit_case drm_compute_query_tests[] = {
 	KUNIT_CASE(query_device_reports_info),
 	KUNIT_CASE(query_device_without_userq),
 	KUNIT_CASE(query_userq_reports_limits),
+	KUNIT_CASE(query_hang_timeout),
 	KUNIT_CASE(query_errors),
 	{}
 };

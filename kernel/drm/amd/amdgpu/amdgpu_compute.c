@@ -92,6 +92,14 @@
  * helper, because amdgpu does not deliver them per queue: faults (a VM
  * fault names the PASID, not the queue); a faulted queue is caught by hang
  * detection.
+ *
+ * Hang detection is the helper's (a queue with pending work whose read
+ * pointer stands still), with amdgpu's own compute job timeout of the
+ * device (&amdgpu_device.compute_timeout, amdgpu.lockup_timeout) as its
+ * timeout, so a compute queue and a job on amdgpu's kernel compute rings
+ * get the same time. amdgpu's userq hang detection does not see these
+ * queues: it is armed by its own fences, which they do not use. Not done:
+ * MES's report of hung queues as the signal.
  */
 
 #include <linux/dma-fence.h>
@@ -1002,6 +1010,12 @@ static void amdgpu_compute_userq_info(struct amdgpu_device *adev,
 	info->svm_flags = DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | DRM_COMPUTE_SVM_FLAG_COHERENT |
 			  DRM_COMPUTE_SVM_FLAG_EXT_COHERENT | DRM_COMPUTE_SVM_FLAG_GPU_RO |
 			  DRM_COMPUTE_SVM_FLAG_GPU_EXEC;
+	/*
+	 * One rule on the device: a compute queue that stands still for
+	 * amdgpu's own compute job timeout (amdgpu.lockup_timeout, per device)
+	 * is hung, as a job of amdgpu's kernel compute rings would be.
+	 */
+	info->hang_timeout_ms = amdgpu_compute_hang_timeout_ms(adev->compute_timeout);
 }
 
 /**

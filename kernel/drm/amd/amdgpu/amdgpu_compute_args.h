@@ -15,8 +15,10 @@
 
 #include <linux/bitmap.h>
 #include <linux/bits.h>
+#include <linux/jiffies.h>
 #include <linux/math.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/types.h>
 
@@ -232,6 +234,22 @@ static inline u64 amdgpu_compute_rptr(u64 wptr, u32 rptr, u64 ring_size)
 	u64 mask = ring_size / 4 - 1;
 
 	return wptr - ((wptr - rptr) & mask);
+}
+
+/**
+ * amdgpu_compute_hang_timeout_ms - the compute job timeout as the helper's
+ * hang timeout
+ * @timeout: amdgpu's compute timeout (&amdgpu_device.compute_timeout), in
+ *	jiffies; MAX_SCHEDULE_TIMEOUT where amdgpu waits forever
+ *
+ * Returns: milliseconds, at least 1 (0 would ask for the helper's
+ * default); U32_MAX, about 49 days, for "forever".
+ */
+static inline u32 amdgpu_compute_hang_timeout_ms(long timeout)
+{
+	if (timeout == MAX_SCHEDULE_TIMEOUT)
+		return U32_MAX;
+	return max(jiffies_to_msecs(timeout), 1u);
 }
 
 /**

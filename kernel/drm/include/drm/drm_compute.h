@@ -86,6 +86,14 @@ struct drm_compute_dev_info {
 	 * application is told a promise the device does not keep.
 	 */
 	u32 svm_flags;
+	/**
+	 * @hang_timeout_ms: the device's own hang timeout: a queue with
+	 * pending work whose progress (&drm_compute_userq_hw.progress) does
+	 * not move this long is reset. 0: the helper's default, its
+	 * ``hang_timeout_ms`` parameter. A driver whose hardware has a job
+	 * timeout of its own passes that, so that the device has one rule.
+	 */
+	u32 hang_timeout_ms;
 };
 
 /**
