@@ -25,7 +25,8 @@
 #include "compute_igt.h"
 
 IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_BO_CREATE: placements and sizes, "
-		     "-ENOSPC when device memory is exhausted and success once "
+		     "-ENOSPC when device memory is exhausted (-ENOMEM where the "
+		     "device reports DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM) and success once "
 		     "it is freed, zeroed contents, handles per file, rejection "
 		     "of every bad field, and concurrent creation.");
 
@@ -80,7 +81,10 @@ static bool all_zero(const void *p, size_t size, size_t *bad)
 	return true;
 }
 
-/* Allocate VRAM in @chunk pieces until -ENOSPC; returns how many fit. */
+/*
+ * Allocate VRAM in @chunk pieces until -ENOSPC (-ENOMEM on a device that
+ * reports DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM); returns how many fit.
+ */
 static unsigned int fill_vram(const struct compute_dev *dev, uint64_t chunk,
 			      uint32_t *handles, unsigned int max)
 {
@@ -96,7 +100,8 @@ static unsigned int fill_vram(const struct compute_dev *dev, uint64_t chunk,
 		igt_assert_lt_u32(n, max);
 		handles[n++] = h;
 	}
-	igt_assert_f(ret == -ENOSPC, "allocating VRAM: %d after %u chunks\n", ret, n);
+	igt_assert_f(ret == compute_vram_full_errno(dev), "allocating VRAM: %d after %u chunks\n",
+		     ret, n);
 	return n;
 }
 
@@ -247,7 +252,7 @@ igt_main
 
 				for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(sizes); i++)
 					expect_create_rejected(sizes[i], DRM_COMPUTE_PLACEMENT_VRAM,
-							       -ENOSPC);
+							       compute_vram_full_errno(&cd));
 			}
 		}
 		if (compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_SYSTEM)) {
@@ -280,10 +285,10 @@ igt_main
 		n = fill_vram(&cd, CHUNK, handles, COMPUTE_ARRAY_SIZE(handles));
 		igt_assert_eq_u32(n, expect);
 		igt_assert_eq(bo_create(&cd, cd.info.page_size, DRM_COMPUTE_PLACEMENT_VRAM, &h),
-			      -ENOSPC);
+			      compute_vram_full_errno(&cd));
 		compute_open_file(&cd, &other);
 		igt_assert_eq(bo_create(&other, cd.info.page_size, DRM_COMPUTE_PLACEMENT_VRAM,
-					&h), -ENOSPC);
+					&h), compute_vram_full_errno(&cd));
 		if (compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_SYSTEM)) {
 			igt_assert_eq(bo_create(&other, CHUNK, DRM_COMPUTE_PLACEMENT_SYSTEM, &h), 0);
 			compute_bo_close(&other, h);
@@ -293,7 +298,8 @@ igt_main
 		compute_bo_close(&cd, handles[n - 1]);
 		igt_assert_eq(bo_create(&other, CHUNK, DRM_COMPUTE_PLACEMENT_VRAM, &h), 0);
 		igt_assert_eq(bo_create(&cd, cd.info.page_size, DRM_COMPUTE_PLACEMENT_VRAM,
-					&handles[n - 1]), -ENOSPC);
+					&handles[n - 1]),
+			      compute_vram_full_errno(&cd));
 		compute_bo_close(&other, h);
 		igt_assert_eq(bo_create(&cd, CHUNK, DRM_COMPUTE_PLACEMENT_VRAM,
 					&handles[n - 1]), 0);
@@ -302,11 +308,12 @@ igt_main
 		/* Closing the file that holds the memory frees it. */
 		n = fill_vram(&other, CHUNK, handles, COMPUTE_ARRAY_SIZE(handles));
 		igt_assert_eq_u32(n, expect);
-		igt_assert_eq(bo_create(&cd, CHUNK, DRM_COMPUTE_PLACEMENT_VRAM, &h), -ENOSPC);
+		igt_assert_eq(bo_create(&cd, CHUNK, DRM_COMPUTE_PLACEMENT_VRAM, &h),
+			      compute_vram_full_errno(&cd));
 		compute_close(&other);
 		igt_assert_eq(bo_create(&cd, cd.info.vram_size, DRM_COMPUTE_PLACEMENT_VRAM, &h), 0);
 		igt_assert_eq(bo_create(&cd, cd.info.page_size, DRM_COMPUTE_PLACEMENT_VRAM,
-					&handles[0]), -ENOSPC);
+					&handles[0]), compute_vram_full_errno(&cd));
 		compute_bo_close(&cd, h);
 	}
 

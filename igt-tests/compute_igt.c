@@ -39,6 +39,17 @@ const struct compute_placement compute_placements[2] = {
 };
 
 /**
+ * compute_vram_full_errno - what creating a buffer that does not fit in
+ * device memory fails with on @cd: -ENOSPC by the uapi, -ENOMEM where the
+ * device reports DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM
+ * @cd: the device
+ */
+int compute_vram_full_errno(const struct compute_dev *cd)
+{
+	return cd->info.semantics & DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM ? -ENOMEM : -ENOSPC;
+}
+
+/**
  * compute_has_placement - whether the device's DEVICE report offers
  * @placement
  * @cd: an open device

@@ -66,6 +66,7 @@ struct compute_placement {
 extern const struct compute_placement compute_placements[2];
 
 bool compute_has_placement(const struct compute_dev *cd, uint64_t placement);
+int compute_vram_full_errno(const struct compute_dev *cd);
 
 void compute_open(struct compute_dev *cd);
 void compute_from_fd(struct compute_dev *cd, int fd);

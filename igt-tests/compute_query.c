@@ -138,6 +138,16 @@ static void check_device(const struct drm_compute_query_device *d)
 	igt_assert_neq_u32(d->device_id, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
 	igt_assert_neq_u32(d->device_id, DRM_COMPUTE_SVM_LOCATION_UNDEFINED);
 	igt_assert_eq_u32(d->pad2, 0);
+	igt_assert_eq_u32(d->pad3, 0);
+	/* Only documented differences; a device without SVM honours no SVM flag. */
+	igt_assert_f(!(d->semantics & ~(DRM_COMPUTE_SEMANTICS_HANDLE_CLOSE_UNMAPS |
+					DRM_COMPUTE_SEMANTICS_SHARED_VA |
+					DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM |
+					DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES |
+					DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT)),
+		     "unknown semantics bits %#" PRIx64 "\n", (uint64_t)d->semantics);
+	if (!(d->features & DRM_COMPUTE_FEATURE_SVM))
+		igt_assert_eq_u32(d->svm_flags, 0);
 	if (!(d->features & DRM_COMPUTE_FEATURE_USERQ)) {
 		igt_assert_eq_u64(d->placements, 0);
 		igt_assert_eq_u64(d->va_start, 0);

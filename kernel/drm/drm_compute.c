@@ -256,7 +256,8 @@ EXPORT_SYMBOL_IF_KUNIT(drm_compute_ops_check);
 int drm_compute_info_check(const struct drm_compute_dev_info *info,
 			   u64 features)
 {
-	if (info->vram_bar_size > info->vram_size)
+	if (info->vram_bar_size > info->vram_size ||
+	    info->semantics & ~DRM_COMPUTE_SEMANTICS_KNOWN)
 		return -EINVAL;
 	if (!(features & DRM_COMPUTE_FEATURE_USERQ))
 		return 0;

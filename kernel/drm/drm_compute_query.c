@@ -69,6 +69,7 @@ int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
 		d->vram_size = info->vram_size;
 		d->vram_bar_size = min(info->vram_bar_size, info->vram_size);
 		d->device_id = cdev->id;
+		d->semantics = info->semantics;
 		if (cdev->features & DRM_COMPUTE_FEATURE_SVM)
 			d->svm_flags = info->svm_flags;
 		if (userq) {

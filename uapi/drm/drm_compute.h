@@ -280,7 +280,50 @@ struct drm_compute_query_device {
 	__u32 svm_flags;
 	/** @pad3: zero. */
 	__u32 pad3;
+	/**
+	 * @semantics: DRM_COMPUTE_SEMANTICS_* bits, each a documented place
+	 * where this device departs from the uapi's rules (0 where it keeps
+	 * every one, and from a kernel that predates the field). Portable
+	 * userspace and tests read them instead of a list of drivers.
+	 */
+	__u64 semantics;
 };
+
+/**
+ * DRM_COMPUTE_SEMANTICS_HANDLE_CLOSE_UNMAPS - closing a buffer's last GEM
+ * handle in the file unmaps it from the file's VMs (amdgpu: the buffer's
+ * mappings belong to the file's handle), where the uapi keeps a mapped
+ * buffer alive until its mappings go.
+ */
+#define DRM_COMPUTE_SEMANTICS_HANDLE_CLOSE_UNMAPS	_BITULL(0)
+/**
+ * DRM_COMPUTE_SEMANTICS_SHARED_VA - a file's compute VM is the address
+ * space the driver's own VA ioctl maps into (amdgpu: DRM_AMDGPU_GEM_VA,
+ * RADV's): a MAP over such a mapping fails with -EINVAL; UNMAP and the
+ * VM's end leave those mappings alone. A file has one compute VM at a
+ * time: a second VM_CREATE fails with -ENOSPC, the error of any VM limit.
+ */
+#define DRM_COMPUTE_SEMANTICS_SHARED_VA			_BITULL(1)
+/**
+ * DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM - a buffer that does not fit in
+ * device memory fails with -ENOMEM, not -ENOSPC (amdgpu's TTM gives no
+ * way to tell the two).
+ */
+#define DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM		_BITULL(2)
+/**
+ * DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES - more rules for a queue's
+ * buffers, breaking one fails with -EINVAL: the ring, the read and write
+ * pointers and the fence slot each lie in one mapping, and the buffers of
+ * the pointers and the fence are at most one page each and pinned in
+ * system memory for the queue's life (so not export buffers).
+ */
+#define DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES	_BITULL(3)
+/**
+ * DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT - a queue's faults are not
+ * reported: a faulting queue stops and becomes HUNG by hang detection
+ * (%DRM_COMPUTE_FAULT_HANG), not FAULTED with the reason and address.
+ */
+#define DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT		_BITULL(4)
 
 /**
  * DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP - the device may go idle and set

@@ -262,6 +262,7 @@ static const struct info_case info_cases[] = {
 	{ "ring-min-above-max", { SET64(ring_size_min, SZ_8M) } },
 	{ "ring-max-not-power-of-2", { SET64(ring_size_max, SZ_4M + SZ_4K) } },
 	{ "unknown-userq-cap", { SET64(userq_caps, BIT_ULL(40)) } },
+	{ "unknown-semantics", { SET64(semantics, BIT_ULL(40)) } },
 };
 
 static void apply(struct drm_compute_dev_info *i, const struct field_set *set)
@@ -312,6 +313,15 @@ static void query_device_reports_info(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, d.pad, 0u);
 	KUNIT_EXPECT_EQ(test, d.device_id, 42u);
 	KUNIT_EXPECT_EQ(test, d.pad2, 0u);
+	/* No SVM: no flags; the documented differences, whatever the features. */
+	KUNIT_EXPECT_EQ(test, d.svm_flags, 0u);
+	KUNIT_EXPECT_EQ(test, d.pad3, 0u);
+	KUNIT_EXPECT_EQ(test, d.semantics, 0ULL);
+	cdev.info.semantics = DRM_COMPUTE_SEMANTICS_SHARED_VA |
+			      DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT;
+	KUNIT_ASSERT_EQ(test, drm_compute_query_fill(&cdev, DRM_COMPUTE_QUERY_DEVICE,
+						     &d, sizeof(d)), (int)sizeof(d));
+	KUNIT_EXPECT_EQ(test, d.semantics, cdev.info.semantics);
 }
 
 static void query_device_without_userq(struct kunit *test)

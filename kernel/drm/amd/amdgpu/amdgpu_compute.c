@@ -61,15 +61,16 @@
  *   completion event the glue could report (the end-of-pipe interrupt names
  *   the doorbell and serves amdgpu's own seq64 fences).
  *
- * Rules amdgpu adds to the uapi's (an argument that breaks them fails with
- * -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
+ * Rules amdgpu adds to the uapi's (%DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES;
+ * an argument that breaks them fails with -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
  * mapping; the buffers that hold rptr, wptr and the fence are at most one
  * page each (MES's rule for the wptr) and are pinned in GTT for the queue's
  * life, so that they are read without sleeping (hence not an export buffer
  * the P2P helper keeps in VRAM). Pointers are in dwords, as
  * the CP counts them, in the doorbell as in the state report.
  *
- * Where amdgpu's semantics differ from the uapi, by design of the glue:
+ * Where amdgpu's semantics differ from the uapi, by design of the glue
+ * (each reported as a DRM_COMPUTE_SEMANTICS_* bit of the DEVICE query):
  *
  * - the compute VM *is* the file's amdgpu VM: mappings made there with
  *   DRM_AMDGPU_GEM_VA are visible (a MAP over them fails), but a compute
@@ -91,7 +92,7 @@
  * (drivers/gpu/drm/tests/amdgpu_compute_test.c). Not reported to the
  * helper, because amdgpu does not deliver them per queue: faults (a VM
  * fault names the PASID, not the queue); a faulted queue is caught by hang
- * detection.
+ * detection (%DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT).
  *
  * Hang detection is the helper's (a queue with pending work whose read
  * pointer stands still), with amdgpu's own compute job timeout of the
@@ -1016,6 +1017,12 @@ static void amdgpu_compute_userq_info(struct amdgpu_device *adev,
 	 * is hung, as a job of amdgpu's kernel compute rings would be.
 	 */
 	info->hang_timeout_ms = amdgpu_compute_hang_timeout_ms(adev->compute_timeout);
+	/* Where amdgpu departs from the uapi (DOC above), for userspace to read. */
+	info->semantics = DRM_COMPUTE_SEMANTICS_HANDLE_CLOSE_UNMAPS |
+			  DRM_COMPUTE_SEMANTICS_SHARED_VA |
+			  DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM |
+			  DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES |
+			  DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT;
 }
 
 /**

@@ -94,6 +94,12 @@ struct drm_compute_dev_info {
 	 * timeout of its own passes that, so that the device has one rule.
 	 */
 	u32 hang_timeout_ms;
+	/**
+	 * @semantics: DRM_COMPUTE_SEMANTICS_* bits, where the device departs
+	 * from the uapi's rules, reported by the DEVICE query; 0 for a driver
+	 * that keeps them all.
+	 */
+	u64 semantics;
 };
 
 /**
