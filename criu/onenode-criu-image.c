@@ -337,7 +337,7 @@ int onenode_criu_device_compare(const struct drm_compute_query_device *dumped,
 				used ? "; " : "", a[i].name, a[i].value, b[i].value);
 	}
 	/* Padding is zero by the uapi; a non-zero one is a change too. */
-	if (dumped->pad != now->pad || dumped->pad2 != now->pad2) {
+	if (dumped->pad != now->pad || dumped->pad2 != now->pad2 || dumped->pad3 != now->pad3) {
 		ret = -ESTALE;
 		if (why && why_len)
 			appendf(why, why_len, &used, &full, "%spadding differs", used ? "; " : "");

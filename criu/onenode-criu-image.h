@@ -38,7 +38,7 @@
 #include "onenode.h"
 
 #define ONENODE_CRIU_IMAGE_MAGIC	"onenode-criu-image"
-#define ONENODE_CRIU_IMAGE_VERSION	3
+#define ONENODE_CRIU_IMAGE_VERSION	4
 /* An image is a few hundred bytes; anything larger is not ours. */
 #define ONENODE_CRIU_IMAGE_MAX		4096
 

@@ -216,7 +216,7 @@ struct onenode_field {
 };
 
 /** ONENODE_DEVICE_NFIELDS - entries onenode_device_fields() fills. */
-#define ONENODE_DEVICE_NFIELDS 8
+#define ONENODE_DEVICE_NFIELDS 10
 /** ONENODE_USERQ_NFIELDS - entries onenode_userq_fields() fills. */
 #define ONENODE_USERQ_NFIELDS 12
 

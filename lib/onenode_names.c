@@ -153,6 +153,8 @@ int onenode_device_fields(const struct drm_compute_query_device *d,
 		DEV_FIELD(va_end, 0),
 		DEV_FIELD(page_size, 1),
 		DEV_FIELD(device_id, 0),
+		DEV_FIELD(svm_flags, 0),
+		DEV_FIELD(semantics, 0),
 	};
 #undef DEV_FIELD
 	_Static_assert(ARRAY_SIZE(fields) == ONENODE_DEVICE_NFIELDS,

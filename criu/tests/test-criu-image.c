@@ -39,6 +39,7 @@ static void sample(struct onenode_criu_record *rec)
 	rec->device.va_end = 1ULL << 47;
 	rec->device.page_size = 4096;
 	rec->device.device_id = 7;
+	rec->device.svm_flags = 0x1b;
 }
 
 /* Replace the first occurrence of @from in @text by @to. */
@@ -68,7 +69,7 @@ static void test_roundtrip(void)
 	sample(&a);
 	n = onenode_criu_image_format(&a, text, sizeof(text));
 	CHECK(n > 0 && (size_t)n == strlen(text), "format returns the length (%d)", n);
-	CHECK(!strncmp(text, "onenode-criu-image 3\nfile_id 0x0000000c\ndriver vcompute\n", 55),
+	CHECK(!strncmp(text, "onenode-criu-image 4\nfile_id 0x0000000c\ndriver vcompute\n", 55),
 	      "header, file id and driver first");
 	CHECK(strstr(text, "\nrdev 226:128\n") && strstr(text, "\ndevice.vram_size 268435456\n") &&
 	      strstr(text, "\ndevice.features 0x9\n") && strstr(text, "\nopen_flags 0x802\n") &&
@@ -102,14 +103,14 @@ static void test_defects(void)
 		int err;
 		const char *why;
 	} cases[] = {
-		{ "onenode-criu-image 3", "onenode-criu-image 4", -EPROTONOSUPPORT,
-		  "version 4 is newer than the version 3" },
-		{ "onenode-criu-image 3", "onenode-criu-image 2", -EPROTONOSUPPORT,
-		  "version 2 is older than the version 3" },
-		{ "onenode-criu-image 3", "onenode-criu-image 1", -EPROTONOSUPPORT,
-		  "version 1 is older than the version 3" },
-		{ "onenode-criu-image 3", "onenode-criu-image x", -EINVAL, "not an onenode" },
-		{ "onenode-criu-image 3", "ONENODE 3", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 4", "onenode-criu-image 5", -EPROTONOSUPPORT,
+		  "version 5 is newer than the version 4" },
+		{ "onenode-criu-image 4", "onenode-criu-image 3", -EPROTONOSUPPORT,
+		  "version 3 is older than the version 4" },
+		{ "onenode-criu-image 4", "onenode-criu-image 1", -EPROTONOSUPPORT,
+		  "version 1 is older than the version 4" },
+		{ "onenode-criu-image 4", "onenode-criu-image x", -EINVAL, "not an onenode" },
+		{ "onenode-criu-image 4", "ONENODE 4", -EINVAL, "not an onenode" },
 		{ "driver vcompute\n", "", -EINVAL, "key 'driver' missing" },
 		{ "device.page_size 4096\n", "", -EINVAL, "'device.page_size' missing" },
 		{ "device.device_id 7\n", "", -EINVAL, "'device.device_id' missing" },
@@ -195,6 +196,17 @@ static void test_compare(void)
 	b.device.pad2 = 1;
 	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
 		 "the second padding differs");
+
+	sample(&b);
+	b.device.pad3 = 1;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
+		 "the third padding differs");
+
+	/* Honoured SVM flags and documented differences are what the device does. */
+	sample(&b);
+	b.device.semantics = 1;
+	CHECK_EQ(onenode_criu_device_compare(&a.device, &b.device, why, sizeof(why)), -ESTALE,
+		 "other semantics refused");
 
 	/* Another instance of the same device: its id does not matter. */
 	sample(&b);

@@ -187,8 +187,12 @@ static void test_svm_layout(void)
 	      "flags are KFD's");
 	CHECK(DRM_COMPUTE_VM_CREATE_SVM == 1, "VM_CREATE_SVM is bit 0");
 	CHECK_EQ(offsetof(struct drm_compute_query_device, device_id), 56u,
-		 "device_id at the end of the DEVICE report");
-	CHECK_EQ(sizeof(struct drm_compute_query_device), 64u, "the DEVICE report is 64 bytes");
+		 "device_id where it was");
+	CHECK_EQ(offsetof(struct drm_compute_query_device, svm_flags), 64u,
+		 "svm_flags after device_id's padding");
+	CHECK_EQ(offsetof(struct drm_compute_query_device, semantics), 72u,
+		 "semantics at the end of the DEVICE report");
+	CHECK_EQ(sizeof(struct drm_compute_query_device), 80u, "the DEVICE report is 80 bytes");
 }
 
 /* Read field @f of a report back through its offset and size. */
@@ -239,7 +243,7 @@ static void test_fields(void)
 	struct drm_compute_query_device d = {
 		.features = 5, .vram_size = 1ULL << 28, .vram_bar_size = 1ULL << 20,
 		.placements = 3, .va_start = 1ULL << 16, .va_end = 1ULL << 47,
-		.page_size = 4096, .device_id = 7,
+		.page_size = 4096, .device_id = 7, .svm_flags = 0x1b, .semantics = 0x3,
 	};
 	struct drm_compute_query_userq u = {
 		.caps = 1, .max_queues = 64, .num_priorities = 16, .priority_default = 7,
@@ -249,7 +253,7 @@ static void test_fields(void)
 	};
 	static const char *const dnames[] = {
 		"features", "vram_size", "vram_bar_size", "placements", "va_start", "va_end",
-		"page_size", "device_id",
+		"page_size", "device_id", "svm_flags", "semantics",
 	};
 	static const char *const dbytes[] = { "vram_size", "vram_bar_size", "page_size", NULL };
 	static const char *const unames[] = {
@@ -266,7 +270,8 @@ static void test_fields(void)
 	n = onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS);
 	CHECK_EQ(n, ONENODE_DEVICE_NFIELDS, "every DEVICE field listed");
 	if (n == ONENODE_DEVICE_NFIELDS)
-		check_fields("device", &d, sizeof(d) - sizeof(d.pad) - sizeof(d.pad2), f, n,
+		check_fields("device", &d,
+			     sizeof(d) - sizeof(d.pad) - sizeof(d.pad2) - sizeof(d.pad3), f, n,
 			     dnames, dbytes);
 	CHECK_EQ(onenode_device_fields(&d, f, ONENODE_DEVICE_NFIELDS - 1), -EINVAL,
 		 "too small an array");

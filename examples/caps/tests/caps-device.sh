@@ -23,6 +23,7 @@ node=$(sed -n 's/^node: *//p' "$tmp/text")
 "$caps" --device "$node" --json >"$tmp/json2"
 
 device_fields="features vram_size vram_bar_size placements va_start va_end page_size device_id"
+device_fields="$device_fields svm_flags semantics"
 userq_fields="caps max_queues num_priorities priority_default priority_privileged num_cus"
 userq_fields="$userq_fields queue_formats ring_size_min ring_size_max ctx_save_size"
 userq_fields="$userq_fields doorbell_size hang_timeout_ms"
@@ -42,6 +43,7 @@ jq -e --arg dev "$device_fields" --arg uq "$userq_fields" '
 	.device.va_start < .device.va_end and
 	.device.page_size >= 4096 and
 	.device.device_id > 0 and .device.device_id < 4294967295 and
+	(.device.svm_flags % 4 == 3) and .device.semantics == 0 and
 	.userq.priority_default < .userq.num_priorities and
 	.userq.ring_size_min <= .userq.ring_size_max and
 	(.userq.format_names | index("vcompute") != null)' \
@@ -54,7 +56,7 @@ awk '/^[a-z]+:$/ { section = substr($1, 1, length($1) - 1) }
 jq -r '["device", "userq"][] as $s | .[$s] | to_entries[] |
 	select(.key | endswith("_names") | not) | "\($s).\(.key) \(.value)"' \
 	"$tmp/json" >"$tmp/json.values"
-[ "$(wc -l <"$tmp/json.values")" = 20 ] || fail "JSON has $(wc -l <"$tmp/json.values") fields, not 20"
+[ "$(wc -l <"$tmp/json.values")" = 22 ] || fail "JSON has $(wc -l <"$tmp/json.values") fields, not 22"
 while read -r key j; do
 	t=$(awk -v k="$key" '$1 == k { print $2 }' "$tmp/text.values")
 	[ -n "$t" ] || fail "text output lacks $key"
