@@ -475,11 +475,20 @@ static void amdgpu_compute_test_span_cut(struct kunit *test)
 /* amdgpu's compute job timeout, per device, becomes the helper's hang timeout. */
 static void amdgpu_compute_test_hang_timeout(struct kunit *test)
 {
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(msecs_to_jiffies(10000)), 10000u);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(msecs_to_jiffies(60000)), 60000u);
-	/* Never 0, which would mean the helper's default. */
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(0), 1u);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_hang_timeout_ms(MAX_SCHEDULE_TIMEOUT), U32_MAX);
+	static const struct {
+		long jiffies;
+		u32 ms;
+	} cases[] = {
+		{ 10 * HZ, 10000 },
+		{ 60 * HZ, 60000 },
+		{ 0, 1 },	/* never 0, which would mean the helper's default */
+		{ MAX_SCHEDULE_TIMEOUT, U32_MAX },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test, amdgpu_compute_hang_timeout_ms(cases[i].jiffies),
+				    cases[i].ms, "%ld jiffies", cases[i].jiffies);
 }
 
 static struct kunit_case amdgpu_compute_test_cases[] = {

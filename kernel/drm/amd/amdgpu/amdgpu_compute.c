@@ -61,8 +61,9 @@
  *   completion event the glue could report (the end-of-pipe interrupt names
  *   the doorbell and serves amdgpu's own seq64 fences).
  *
- * Rules amdgpu adds to the uapi's (%DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES;
- * an argument that breaks them fails with -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
+ * Rules amdgpu adds to the uapi's
+ * (%DRM_COMPUTE_SEMANTICS_QUEUE_BUFFER_RULES; an argument that breaks them
+ * fails with -EINVAL): the ring, rptr, wptr and fence slot must each lie in one
  * mapping; the buffers that hold rptr, wptr and the fence are at most one
  * page each (MES's rule for the wptr) and are pinned in GTT for the queue's
  * life, so that they are read without sleeping (hence not an export buffer
