@@ -138,7 +138,7 @@ check_dump_log() {
 	need_log "$img/dump.log" "onenode: dump finished (criu status 0): 1 render-node fds seen, 1 files saved"
 	image=$(ls "$img"/onenode-*.img 2>/dev/null | head -1)
 	[ -n "$image" ] || fail "the plugin wrote no image"
-	[ "$(head -1 "$image")" = "onenode-criu-image 3" ] || fail "bad image header in $image"
+	[ "$(head -1 "$image")" = "onenode-criu-image 4" ] || fail "bad image header in $image"
 	grep -q '^device\.vram_size [1-9]' "$image" || fail "image lacks the DEVICE report"
 	grep -qx "driver vcompute" "$image" || fail "image lacks the driver"
 }
