@@ -59,9 +59,9 @@
  * mask enables up to 256 KiB of data in whole workgroups, at least one
  * and at most 64 of them, in one contiguous block per unit (the first
  * block to the first enabled unit, and so on); the engine hands every
- * unit its share and
- * waits for all of them before it goes on, so a queue stays preemptible
- * between steps and its packet state has one writer at a time. A
+ * unit its share and waits for all of them before it goes on, so a queue
+ * stays preemptible between steps and its packet state has one writer at
+ * a time. A
  * reduction (CRC32C, SUM_U32, LIST_SUM) is one workgroup and runs on the
  * queue's first enabled unit. When shares fault, the queue reports the
  * fault of the lowest workgroup; later workgroups may have run, as on a
