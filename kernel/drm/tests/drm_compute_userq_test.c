@@ -9,9 +9,11 @@
  */
 
 #include <kunit/test.h>
+#include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/sizes.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_compute.h>
 #include <drm/drm_drv.h>
@@ -474,25 +476,50 @@ static void sm_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 1), -EIO);
 }
 
+/* Another thread in a queue operation: it holds the control lock until told. */
+struct ctl_holder {
+	struct work_struct work;
+	struct mutex *lock;
+	struct completion held;
+	struct completion release;
+};
+
+static void ctl_hold_fn(struct work_struct *work)
+{
+	struct ctl_holder *h = container_of(work, struct ctl_holder, work);
+
+	mutex_lock(h->lock);
+	complete(&h->held);
+	wait_for_completion(&h->release);
+	mutex_unlock(h->lock);
+}
+
 /*
  * A device reset while another thread holds the queue's control lock (a
  * suspend waiting for the device being reset): the queue is HUNG and its
  * waiters fail at once, and the driver's stop comes later, from the reset
  * work. drm_compute_device_reset() used to take the control lock and stop
  * the queue itself, inside the driver's recovery (issue 23): here that
- * would wait for the lock held below.
+ * would wait for the lock the other thread holds.
  */
 static void sm_device_reset(struct kunit *test)
 {
 	struct sm *sm = test->priv;
 	struct fake_queue *q = last_queue;
+	struct ctl_holder h = { .lock = &q->base.ctl_lock };
 
-	mutex_lock(&q->base.ctl_lock);
+	INIT_WORK_ONSTACK(&h.work, ctl_hold_fn);
+	init_completion(&h.held);
+	init_completion(&h.release);
+	queue_work(system_dfl_wq, &h.work);
+	wait_for_completion(&h.held);
 	KUNIT_EXPECT_EQ(test, drm_compute_device_reset(&sm->cdev), 1u);
 	KUNIT_EXPECT_EQ(test, q->stopped, 0);
 	KUNIT_EXPECT_EQ(test, sm_status(test, sm), DRM_COMPUTE_USERQ_STATUS_HUNG);
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 1), -EIO);
-	mutex_unlock(&q->base.ctl_lock);
+	complete(&h.release);
+	flush_work(&h.work);
+	destroy_work_on_stack(&h.work);
 	flush_work(&sm->cdev.reset_work);
 	KUNIT_EXPECT_EQ(test, q->stopped, 1);
 	/* A queue already dead is left alone. */
