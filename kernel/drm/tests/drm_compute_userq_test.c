@@ -479,9 +479,9 @@ static void sm_hang(struct kunit *test)
 /* Another thread in a queue operation: it holds the control lock until told. */
 struct ctl_holder {
 	struct work_struct work;
-	struct mutex *lock;
-	struct completion held;
-	struct completion release;
+	struct mutex *lock;		/* the queue's control lock, held by the work */
+	struct completion held;		/* the work holds it */
+	struct completion release;	/* the work may let go */
 };
 
 static void ctl_hold_fn(struct work_struct *work)
