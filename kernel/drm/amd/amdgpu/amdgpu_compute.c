@@ -71,20 +71,22 @@
  * the CP counts them, in the doorbell as in the state report.
  *
  * Where amdgpu's semantics differ from the uapi, by design of the glue
- * (each reported as a DRM_COMPUTE_SEMANTICS_* bit of the DEVICE query):
+ * (each one userspace can observe is reported as a DRM_COMPUTE_SEMANTICS_*
+ * bit of the DEVICE query):
  *
- * - the compute VM *is* the file's amdgpu VM: mappings made there with
- *   DRM_AMDGPU_GEM_VA are visible (a MAP over them fails), but a compute
- *   UNMAP and a compute VM's end clear only what compute MAPs mapped (the
- *   glue records their spans), so RADV's mappings survive both; and
- *   closing a buffer's last handle in the file unmaps it
- *   (amdgpu_gem_object_close()), where the uapi keeps a mapping's buffer
- *   alive;
+ * - the compute VM *is* the file's amdgpu VM (%DRM_COMPUTE_SEMANTICS_SHARED_VA):
+ *   mappings made there with DRM_AMDGPU_GEM_VA are visible (a MAP over
+ *   them fails), but a compute UNMAP and a compute VM's end clear only what
+ *   compute MAPs mapped (the glue records their spans), so RADV's mappings
+ *   survive both; and closing a buffer's last handle in the file unmaps it
+ *   (amdgpu_gem_object_close(); %DRM_COMPUTE_SEMANTICS_HANDLE_CLOSE_UNMAPS),
+ *   where the uapi keeps a mapping's buffer alive;
  * - the end of the low VA half, %AMDGPU_COMPUTE_EOP_WINDOW bytes, holds
  *   the queues' EOP buffers (the uapi has none; amdgpu's compute MQD needs
- *   one) and is not offered to VM_BIND;
+ *   one) and is not offered to VM_BIND: the reported VA range ends before it;
  * - amdgpu reports a full VRAM as -ENOMEM, not -ENOSPC (TTM without
- *   TTM_ALLOCATION_PROPAGATE_ENOSPC); the glue passes errors through.
+ *   TTM_ALLOCATION_PROPAGATE_ENOSPC; %DRM_COMPUTE_SEMANTICS_VRAM_FULL_ENOMEM);
+ *   the glue passes errors through.
  *
  * Only hardware exercises: everything below that talks to MES or the page
  * tables, i.e. queue creation, mapping, preemption and destruction, the
