@@ -1189,6 +1189,30 @@ int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *o
 }
 
 /**
+ * compute_svm_stat - one counter of debugfs vcompute_svm of @cd's device
+ * @cd: the device
+ * @key: its name: faults, pages_to_device, pages_to_ram, migrate_failed,
+ *	mapped_ahead
+ *
+ * Returns: the count, -ENOENT without the file, -EINVAL without the key.
+ */
+int64_t compute_svm_stat(const struct compute_dev *cd, const char *key)
+{
+	FILE *f = open_debugfs(cd, "vcompute_svm");
+	char name[32];
+	long long v;
+	int64_t ret = -EINVAL;
+
+	if (!f)
+		return -ENOENT;
+	while (fscanf(f, " %31[^:]: %lld", name, &v) == 2)
+		if (!strcmp(name, key))
+			ret = v;
+	fclose(f);
+	return ret;
+}
+
+/**
  * compute_all_own_pages - system pages vcompute holds for buffers of every
  * instance, those of unplugged instances included (debugfs vcompute_memory
  * of @cd's device)

@@ -258,6 +258,7 @@ int compute_prime_fd(const struct compute_dev *cd, uint32_t handle);
 int compute_engine_pid(const struct compute_dev *cd);
 uint64_t compute_task_cpu_ns(int pid);
 int64_t compute_all_own_pages(const struct compute_dev *cd);
+int64_t compute_svm_stat(const struct compute_dev *cd, const char *key);
 int compute_reset(const struct compute_dev *cd);
 bool compute_drop_cap(unsigned int cap);
 

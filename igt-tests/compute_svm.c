@@ -960,6 +960,168 @@ static void test_two_devices(void)
 	compute_vm_destroy(&cd, vm);
 }
 
+/*
+ * A queue copies @src to @dst; returns the pages of @src in device memory
+ * before the CPU's check reads @src (which brings them back).
+ */
+static uint64_t copy_residency(uint32_t vm, void *dst, const uint8_t *src, uint64_t size)
+{
+	uint64_t on;
+
+	memset(dst, 0xcd, size);
+	igt_assert_eq_u32(gpu_copy(vm, dst, src, size, NULL), 0);
+	on = pages_on_device(src, size);
+	igt_assert(memcmp(dst, src, size) == 0);
+	return on;
+}
+
+/*
+ * GPU_READ_MOSTLY with the device as preferred location: a queue's read
+ * leaves the data in system memory, its write moves it, and after the
+ * CPU's read brought it back a read leaves it there again (no migration
+ * back and forth); without the flag the same read moves it. The old
+ * kernel refused the flag with -EOPNOTSUPP.
+ */
+static void test_read_mostly(void)
+{
+	uint64_t size = 16 * PAGE;
+	uint8_t *p = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd), id = cd.info.device_id;
+
+	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY,
+		      "the device does not honour GPU_READ_MOSTLY\n");
+	compute_fill_pattern(p, size, 40);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id), 0);
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY), 0);
+	igt_assert_eq_u64(copy_residency(vm, dst, p, size), 0);
+	/* A write of the device takes the range: writable, where preferred. */
+	igt_assert_eq_u32(gpu_fill(vm, p, size, 0x41414141, NULL), 0);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	for (uint64_t i = 0; i < size / 4; i++)
+		igt_assert_eq_u32(((uint32_t *)p)[i], 0x41414141);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	/* Read again after the CPU's read: it stays with the CPU. */
+	igt_assert_eq_u64(copy_residency(vm, dst, p, size), 0);
+	/* Without the flag, the same read moves it. */
+	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY), 0);
+	igt_assert_eq_u64(copy_residency(vm, dst, p, size), size / PAGE);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+/*
+ * GPU_ALWAYS_MAPPED: memory is mapped when the flag is set and again after
+ * an invalidation (mprotect, MADV_DONTNEED), so queues copying it take no
+ * fault; the same copy of memory without the flag takes faults (the
+ * counter works). The old kernel refused the flag with -EOPNOTSUPP.
+ * Ranges are 2 MiB here (aligned anonymous memory).
+ */
+static void test_always_mapped(void)
+{
+	uint64_t size = 2 * SZ_2M;
+	uint8_t *src = anon(size), *dst = anon(size), *plain = anon(size);
+	uint32_t vm = svm_vm(&cd);
+	int64_t faults, ahead;
+
+	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED,
+		      "the device does not honour GPU_ALWAYS_MAPPED\n");
+	igt_require_f(compute_svm_stat(&cd, "faults") >= 0,
+		      "no debugfs vcompute_svm to count faults\n");
+	compute_fill_pattern(src, size, 41);
+	memset(dst, 0, size);
+
+	/* Without the flag: the copy faults on both buffers. */
+	memcpy(plain, src, size);
+	faults = compute_svm_stat(&cd, "faults");
+	check_copy(vm, dst, plain, size);
+	igt_assert_f(compute_svm_stat(&cd, "faults") >= faults + 2,
+		     "a copy of unmapped memory took no fault\n");
+
+	ahead = compute_svm_stat(&cd, "mapped_ahead");
+	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
+	igt_assert_eq(set_attr(vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
+	/* Two 2 MiB ranges each, mapped by SET_ATTR itself. */
+	igt_assert_eq(compute_svm_stat(&cd, "mapped_ahead"), ahead + 4);
+	faults = compute_svm_stat(&cd, "faults");
+	check_copy(vm, dst, src, size);
+	igt_assert_eq(compute_svm_stat(&cd, "faults"), faults);
+
+	/* An invalidation clears the entries; the device maps them again. */
+	ahead = compute_svm_stat(&cd, "mapped_ahead");
+	igt_assert_eq(mprotect(src, size, PROT_READ), 0);
+	igt_assert_eq(mprotect(src, size, PROT_READ | PROT_WRITE), 0);
+	igt_assert_eq(madvise(dst, SZ_2M, MADV_DONTNEED), 0);
+	/*
+	 * A work item maps them again; any SVM operation does so at once
+	 * (the driver's svm_sync), so that the count is exact here.
+	 */
+	get_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0);
+	igt_assert_f(compute_svm_stat(&cd, "mapped_ahead") >= ahead + 3,
+		     "mapped ahead %" PRId64 " ranges after the invalidations, expected 3\n",
+		     compute_svm_stat(&cd, "mapped_ahead") - ahead);
+	faults = compute_svm_stat(&cd, "faults");
+	check_copy(vm, dst, src, size);
+	igt_assert_eq(compute_svm_stat(&cd, "faults"), faults);
+
+	/* Cleared: the next invalidation leaves the range to fault. */
+	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
+	faults = compute_svm_stat(&cd, "faults");
+	check_copy(vm, dst, src, size);
+	igt_assert_f(compute_svm_stat(&cd, "faults") > faults,
+		     "memory without the flag took no fault\n");
+	munmap(src, size);
+	munmap(dst, size);
+	munmap(plain, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+/*
+ * Race: mprotect() queues ALWAYS_MAPPED ranges to be mapped again while
+ * munmap()/mmap() remove them and a queue copies from them; every copy
+ * completes (or faults UNMAPPED while the source is gone), the last is
+ * exact, and nothing is used after it is freed (KASAN).
+ */
+static void test_race_always_mapped(void)
+{
+	uint64_t size = 64 * PAGE, end = compute_now_ns() + 2000000000ull;
+	uint8_t *src = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd);
+	unsigned int rounds = 0;
+
+	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED,
+		      "the device does not honour GPU_ALWAYS_MAPPED\n");
+	igt_assert_eq(set_attr(vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
+	while (compute_now_ns() < end) {
+		static struct compute_queue busy;
+		uint64_t value;
+
+		compute_fill_pattern(src, size, 42);
+		igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+				       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
+		value = busy_start(&busy, vm, dst, src, size);
+		igt_assert_eq(mprotect(src, size, PROT_READ), 0);
+		igt_assert_eq(mprotect(src, size, PROT_READ | PROT_WRITE), 0);
+		igt_assert_eq(madvise(dst + size / 2, 4 * PAGE, MADV_DONTNEED), 0);
+		igt_assert(mmap(src, size, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == src);
+		busy_end(&busy, value, true);
+		rounds++;
+	}
+	igt_info("%u rounds\n", rounds);
+	compute_fill_pattern(src, size, 42);
+	check_copy(vm, dst, src, size);
+	munmap(src, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
 igt_main
 {
 	igt_fixture {
@@ -1115,6 +1277,24 @@ igt_main
 		     "touches it; a second instance is made through configfs.");
 	igt_subtest("two-devices")
 		test_two_devices();
+
+	igt_describe("GPU_READ_MOSTLY: a queue's read leaves data preferring the "
+		     "device in system memory, its write moves it, and no read "
+		     "moves it back after the CPU's; without the flag a read moves it.");
+	igt_subtest("read-mostly")
+		test_read_mostly();
+
+	igt_describe("GPU_ALWAYS_MAPPED: memory is mapped when the flag is set and "
+		     "again after mprotect and MADV_DONTNEED; queues copying it take "
+		     "no fault (debugfs vcompute_svm), memory without it does.");
+	igt_subtest("always-mapped")
+		test_always_mapped();
+
+	igt_describe("Race: mprotect queues ALWAYS_MAPPED ranges to be mapped again "
+		     "while MAP_FIXED replaces them under a copying queue; the last "
+		     "copy is exact.");
+	igt_subtest("race-always-mapped")
+		test_race_always_mapped();
 
 	igt_fixture
 		compute_close(&cd);

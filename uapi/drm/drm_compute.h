@@ -1181,9 +1181,11 @@ struct drm_compute_userq_signal {
  */
 #define DRM_COMPUTE_SVM_FLAG_GPU_EXEC		_BITUL(4)
 /**
- * DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read the range:
- * they may keep read-only copies of it, one each, that a write by anyone
- * invalidates.
+ * DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY - devices mostly read the range: a
+ * device's read never migrates it, even to a preferred location; the
+ * device reads it where it is or from a read-only copy of its own, which a
+ * write by anyone invalidates. A device's write maps it writable, migrating
+ * it first where the preferred location asks.
  */
 #define DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY	_BITUL(5)
 /**

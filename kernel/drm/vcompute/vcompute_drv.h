@@ -194,6 +194,11 @@ struct vcompute_device {
 		atomic64_t migrate_failed;
 		/** @svm_stats.faults: GPU faults serviced. */
 		atomic64_t faults;
+		/**
+		 * @svm_stats.mapped_ahead: ranges mapped before any access
+		 * (%DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED).
+		 */
+		atomic64_t mapped_ahead;
 	} svm_stats;
 };
 
@@ -326,8 +331,15 @@ int vcompute_vram_init(struct vcompute_device *vdev);
 #define VCOMPUTE_PTE_EXEC	BIT_ULL(2)
 /* The page is system memory, not the device's (counted: debugfs vcompute_memory). */
 #define VCOMPUTE_PTE_SYSMEM	BIT_ULL(3)
+/*
+ * A read-only copy (SVM's GPU_READ_MOSTLY): a write is not a permission
+ * fault but a miss, which the SVM fault service answers with a writable
+ * mapping.
+ */
+#define VCOMPUTE_PTE_RO_COPY	BIT_ULL(4)
 #define VCOMPUTE_PTE_FLAGS	(VCOMPUTE_PTE_VALID | VCOMPUTE_PTE_WRITE | \
-				 VCOMPUTE_PTE_EXEC | VCOMPUTE_PTE_SYSMEM)
+				 VCOMPUTE_PTE_EXEC | VCOMPUTE_PTE_SYSMEM | \
+				 VCOMPUTE_PTE_RO_COPY)
 
 /* Engine access kinds, checked against the PTE bits. */
 enum vcompute_access {
@@ -351,6 +363,13 @@ struct vcompute_svm {
 	struct list_head gc_list;
 	/** @gc_work: runs the garbage collector under the SVM lock. */
 	struct work_struct gc_work;
+	/**
+	 * @remap_list: ranges of %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED that
+	 * an invalidation cleared, to be mapped again; under @gc_lock.
+	 */
+	struct list_head remap_list;
+	/** @remap_work: maps them again under the SVM lock. */
+	struct work_struct remap_work;
 	/**
 	 * @dpagemap: the device memory this VM migrated to, a reference
 	 * held until the VM is freed; NULL before its first migration.
@@ -440,7 +459,9 @@ void vcompute_vm_pt_repoint(struct drm_gpuvm *gpuvm, u64 va, u64 range,
 				 DRM_COMPUTE_SVM_FLAG_COHERENT | \
 				 DRM_COMPUTE_SVM_FLAG_EXT_COHERENT | \
 				 DRM_COMPUTE_SVM_FLAG_GPU_RO | \
-				 DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+				 DRM_COMPUTE_SVM_FLAG_GPU_EXEC | \
+				 DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY | \
+				 DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED)
 
 /**
  * VCOMPUTE_SVM_MAX_REFAULTS - serviced faults one translation may take

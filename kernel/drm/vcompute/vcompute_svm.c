@@ -67,9 +67,21 @@
  * and GPU_EXEC as above; HOST_ACCESS, COHERENT and EXT_COHERENT hold by
  * construction, since the engine reaches every page through the kernel's
  * cached mapping, as the CPU does, atomics included, and device memory is
- * device-private (one copy, which a CPU access brings back). HIVE_LOCAL,
- * GPU_READ_MOSTLY and GPU_ALWAYS_MAPPED are refused with -EOPNOTSUPP: the
- * device has no hive, keeps no read-only copies and maps only on fault.
+ * device-private (one copy, which a CPU access brings back).
+ * GPU_READ_MOSTLY: a read maps the pages where they are, read-only, and
+ * never migrates them, even where the device is the preferred location;
+ * the entries carry %VCOMPUTE_PTE_RO_COPY, so a write of the engine is a
+ * miss (not a permission fault) that the fault service answers with a
+ * writable mapping, migrating first where the preference asks. The engine
+ * reads system memory at the CPU's speed, so its read-only copy is the
+ * CPU's own pages: the data settles where both sides read it, with no
+ * migration back and forth. GPU_ALWAYS_MAPPED: SET_ATTR maps what is
+ * mapped of the range at once (svm_map_ahead(), no migration, counted in
+ * ``mapped_ahead`` of debugfs ``vcompute_svm``, not as faults), and an
+ * invalidation other than an unmap (migration, mprotect, fork's write
+ * protection, reclaim, MADV_DONTNEED) queues the range to be mapped again
+ * by &vcompute_svm.remap_work. HIVE_LOCAL is refused with -EOPNOTSUPP: the
+ * device has no hive.
  *
  * Bounds. A fault is retried at most ``svm_fault_retries`` times when
  * drm_gpusvm_get_pages() reports -EBUSY (HMM's one-second budget spent:
@@ -123,10 +135,21 @@ struct vcompute_range {
 	struct drm_gpusvm_pages pages;
 	/** @gc_link: in &vcompute_svm.gc_list, under &vcompute_svm.gc_lock. */
 	struct list_head gc_link;
+	/**
+	 * @remap_link: in &vcompute_svm.remap_list, under
+	 * &vcompute_svm.gc_lock.
+	 */
+	struct list_head remap_link;
 	/** @mapped: page-table entries written; under &vcompute_vm.pt_lock. */
 	bool mapped;
 	/** @read_only: the entries have no write bit; under pt_lock. */
 	bool read_only;
+	/**
+	 * @always_mapped: mapped under %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED:
+	 * an invalidation other than an unmap queues it to be mapped again.
+	 * Written under pt_lock and the notifier lock, read under either.
+	 */
+	bool always_mapped;
 };
 
 static struct vcompute_range *to_vrange(struct drm_gpusvm_range *r)
@@ -152,6 +175,7 @@ static struct drm_gpusvm_range *vcompute_range_alloc(struct drm_gpusvm *g)
 		return NULL;
 	drm_gpusvm_init_pages(&vr->pages, gpusvm_to_vm(g)->gpuvm.drm);
 	INIT_LIST_HEAD(&vr->gc_link);
+	INIT_LIST_HEAD(&vr->remap_link);
 	return &vr->base;
 }
 
@@ -163,6 +187,7 @@ static void vcompute_range_free(struct drm_gpusvm_range *r)
 	/* Out of the tree already: no notifier can queue it again. */
 	spin_lock(&s->gc_lock);
 	list_del_init(&vr->gc_link);
+	list_del_init(&vr->remap_link);
 	spin_unlock(&s->gc_lock);
 	drm_gpusvm_free_pages(r->gpusvm, &vr->pages, range_npages(r));
 	kfree(vr);
@@ -189,7 +214,7 @@ static void vcompute_svm_invalidate(struct drm_gpusvm *g,
 	unsigned long start = max(mmu->start, drm_gpusvm_notifier_start(notifier));
 	unsigned long end = min(mmu->end, drm_gpusvm_notifier_end(notifier));
 	struct drm_gpusvm_range *r = NULL;
-	bool queue = false;
+	bool queue = false, remap = false;
 
 	/* The "TLB flush": no access of the engine uses the old entries. */
 	down_write(&vm->pt_lock);
@@ -202,10 +227,20 @@ static void vcompute_svm_invalidate(struct drm_gpusvm *g,
 		struct vcompute_range *vr = to_vrange(r);
 
 		drm_gpusvm_unmap_pages(g, &vr->pages, range_npages(r), &ctx);
-		if (mmu->event != MMU_NOTIFY_UNMAP)
+		if (mmu->event != MMU_NOTIFY_UNMAP) {
+			/* ALWAYS_MAPPED: map it again once the change is done. */
+			if (!vr->always_mapped)
+				continue;
+			spin_lock(&s->gc_lock);
+			if (list_empty(&vr->remap_link))
+				list_add_tail(&vr->remap_link, &s->remap_list);
+			spin_unlock(&s->gc_lock);
+			remap = true;
 			continue;
+		}
 		drm_gpusvm_range_set_unmapped(r, &vr->pages, 1, mmu);
 		spin_lock(&s->gc_lock);
+		list_del_init(&vr->remap_link);
 		if (list_empty(&vr->gc_link))
 			list_add_tail(&vr->gc_link, &s->gc_list);
 		spin_unlock(&s->gc_lock);
@@ -213,6 +248,8 @@ static void vcompute_svm_invalidate(struct drm_gpusvm *g,
 	}
 	if (queue)
 		queue_work(system_dfl_wq, &s->gc_work);
+	if (remap)
+		queue_work(system_dfl_wq, &s->remap_work);
 }
 
 static const struct drm_gpusvm_ops vcompute_gpusvm_ops = {
@@ -275,6 +312,8 @@ static void svm_gc(struct vcompute_vm *vm)
 	drm_compute_svm_collect(&vm->compute);
 }
 
+static void svm_remap_work(struct work_struct *work);
+
 static void svm_gc_work(struct work_struct *work)
 {
 	struct vcompute_vm *vm = container_of(work, struct vcompute_vm,
@@ -304,7 +343,9 @@ int vcompute_svm_vm_init(struct drm_compute_vm *cvm)
 
 	spin_lock_init(&s->gc_lock);
 	INIT_LIST_HEAD(&s->gc_list);
+	INIT_LIST_HEAD(&s->remap_list);
 	INIT_WORK(&s->gc_work, svm_gc_work);
+	INIT_WORK(&s->remap_work, svm_remap_work);
 	s->dpagemap = NULL;
 
 	ret = drm_gpusvm_init(&s->gpusvm, "vcompute", mm, info->va_start,
@@ -329,8 +370,9 @@ void vcompute_svm_vm_fini(struct drm_compute_vm *cvm)
 	const struct drm_gpusvm_ctx ctx = {};
 	struct drm_gpusvm_notifier *n, *next_n;
 
-	/* The gpusvm notifiers may still queue it: make that a no-op. */
+	/* The gpusvm notifiers may still queue them: make that a no-op. */
 	disable_work_sync(&s->gc_work);
+	disable_work_sync(&s->remap_work);
 
 	mutex_lock(&cvm->svm.lock);
 	down_write(&vm->pt_lock);
@@ -393,54 +435,6 @@ static void svm_migrate_to_device(struct vcompute_vm *vm, u64 start, u64 end)
 }
 
 /**
- * vcompute_svm_attr_set - &drm_compute_ops.svm_attr_set
- * @cvm: the VM
- * @start: first address
- * @size: bytes
- * @attrs: the attributes set (already in the store)
- * @nattr: entries in @attrs
- *
- * Removes the ranges of [@start, @start + @size), so that the next access
- * maps them with the new access mode and permissions, then carries out a
- * prefetch: to this device's memory, or back to system memory (the helper
- * accepts no other device; UNDEFINED asks for nothing).
- *
- * Context: &drm_compute_vm_svm.lock held.
- */
-void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
-			   const struct drm_compute_svm_attr *attrs, u32 nattr)
-{
-	struct vcompute_vm *vm = to_vcompute_vm(cvm);
-	u32 id = cvm->cdev->id, i;
-
-	/* svm_sync() ran the garbage collector at the start of the operation. */
-	ranges_remove(vm, start, start + size);
-	for (i = 0; i < nattr; i++) {
-		if (attrs[i].type != DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC)
-			continue;
-		if (attrs[i].value == id)
-			svm_migrate_to_device(vm, start, start + size);
-		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
-			drm_compute_svm_migrate_to_ram(cvm, start, start + size,
-						       svm_fault_retries);
-	}
-}
-
-/**
- * vcompute_svm_sync - &drm_compute_ops.svm_sync
- * @cvm: the VM
- *
- * Runs the garbage collector, so that the ranges the CPU unmapped are gone
- * before the operation that follows.
- *
- * Context: &drm_compute_vm_svm.lock held.
- */
-void vcompute_svm_sync(struct drm_compute_vm *cvm)
-{
-	svm_gc(to_vcompute_vm(cvm));
-}
-
-/**
  * vcompute_svm_bind_prepare - make room for a bind in an SVM VM
  * @vm: the VM
  * @va: first address of a MAP
@@ -495,9 +489,12 @@ static int fault_from_errno(int err)
 	}
 }
 
-/* Write the entries of @vr from its DMA addresses; pt_lock held for writing. */
+/*
+ * Write the entries of @vr from its DMA addresses; pt_lock held for writing,
+ * and the notifier lock (for @vr->always_mapped).
+ */
 static void range_map(struct vcompute_vm *vm, struct vcompute_range *vr,
-		      u64 bits)
+		      u64 bits, bool always_mapped)
 {
 	struct device *dev = vm->gpuvm.drm->dev;
 	unsigned long i, j, k, npages = range_npages(&vr->base);
@@ -524,6 +521,228 @@ static void range_map(struct vcompute_vm *vm, struct vcompute_range *vr,
 	}
 	vr->mapped = true;
 	vr->read_only = !(bits & VCOMPUTE_PTE_WRITE);
+	vr->always_mapped = always_mapped;
+}
+
+/*
+ * Map the range around @va for @access, or (@ahead) before any access, for
+ * %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED: then nothing migrates and no
+ * fault is counted. *@end is set to where the range (or the hole it could
+ * not fill) ends. SVM lock held; the garbage collector has run.
+ *
+ * Returns: 0 when the entries are written (or a bind maps @va), else the
+ * DRM_COMPUTE_FAULT_* to raise.
+ */
+static int svm_map(struct vcompute_vm *vm, u64 va, enum vcompute_access access,
+		   bool ahead, u64 *end)
+{
+	struct vcompute_device *vdev = to_vcompute(vm->gpuvm.drm);
+	struct drm_compute_vm_svm *csvm = &vm->compute.svm;
+	struct drm_gpusvm *g = &vm->svm.gpusvm;
+	const struct drm_compute_svm_attrs *attrs;
+	struct drm_gpusvm_ctx ctx = {
+		/* This device's pages stay in device memory; others come back. */
+		.device_private_page_owner = vcompute_pagemap_owner(vdev),
+		/* Pages of a range may be in both memories (partial prefetch). */
+		.allow_mixed = true,
+	};
+	struct drm_gpusvm_range *r;
+	struct vcompute_range *vr;
+	unsigned int tries = 0;
+	bool migrate, copy;
+	u32 aflags;
+	u64 hs = 0, he = 0, as = 0, asz = 0, bits;
+	int err;
+
+	lockdep_assert_held(&csvm->lock);
+	*end = ALIGN(va + 1, SZ_2M);
+	attrs = drm_compute_svm_attr_lookup(&csvm->attrs, va, &as, &asz);
+	if (!attrs || drm_compute_svm_attrs_access(&csvm->attrs, attrs,
+						   vdev->compute.id) ==
+		      DRM_COMPUTE_SVM_MODE_NO_ACCESS)
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+	if (!bind_hole(vm, va, &hs, &he))
+		return 0;
+	/* A range holds one set of attributes. */
+	hs = max(hs, as);
+	he = min(he, as + asz);
+	*end = he;
+	/* @attrs dies with the next store change (svm_gc() below): copy. */
+	aflags = attrs->flags;
+	/* Preferred here, and not to be used in place: move on fault. */
+	migrate = !ahead && attrs->preferred_loc == vdev->compute.id &&
+		  drm_compute_svm_attrs_access(&csvm->attrs, attrs, vdev->compute.id) !=
+		  DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
+	ctx.read_only = !!(aflags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
+	if (ctx.read_only && access == VCOMPUTE_WRITE)
+		return DRM_COMPUTE_FAULT_WRITE;
+	/*
+	 * READ_MOSTLY: a read neither moves the data nor takes write access;
+	 * the entries are a read-only copy, which a write of this device
+	 * replaces by a writable mapping (moving the data where preferred).
+	 */
+	copy = (aflags & DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY) &&
+	       access != VCOMPUTE_WRITE;
+	if (copy) {
+		migrate = false;
+		ctx.read_only = true;
+	}
+
+retry:
+	if (tries++ > svm_fault_retries) {
+		drm_dbg_driver(&vdev->drm, "SVM fault at 0x%llx: retries spent\n", va);
+		return DRM_COMPUTE_FAULT_SVM_BUSY;
+	}
+	r = drm_gpusvm_range_find_or_insert(g, va, hs, he, &ctx);
+	if (IS_ERR(r)) {
+		err = PTR_ERR(r);
+		/* A read-only CPU mapping: mirror it read-only for reads. */
+		if (err == -EPERM && access != VCOMPUTE_WRITE && !ctx.read_only) {
+			ctx.read_only = true;
+			goto retry;
+		}
+		return fault_from_errno(err);
+	}
+	vr = to_vrange(r);
+	*end = drm_gpusvm_range_end(r);
+	if (vr->read_only && !ctx.read_only) {
+		/* Got read-only for an earlier read; now writable is wanted. */
+		range_remove(vm, r);
+		goto retry;
+	}
+	if (migrate) {
+		/* The data prefers this device: move it, once per fault. */
+		migrate = false;
+		svm_migrate_to_device(vm, drm_gpusvm_range_start(r),
+				      drm_gpusvm_range_end(r));
+	}
+
+	err = drm_gpusvm_get_pages(g, &vr->pages, g->mm, &r->notifier->notifier,
+				   drm_gpusvm_range_start(r),
+				   drm_gpusvm_range_end(r), &ctx);
+	if (err == -EFAULT || err == -EBUSY || err == -EAGAIN) {
+		/* Unmapped under us, the mm going, or invalidated again and again. */
+		if (err == -EFAULT && !mmget_not_zero(g->mm))
+			return DRM_COMPUTE_FAULT_UNMAPPED;
+		if (err == -EFAULT)
+			mmput(g->mm);
+		svm_gc(vm);
+		goto retry;
+	}
+	if (err) {
+		drm_dbg_driver(&vdev->drm, "SVM fault at 0x%llx: get_pages %d\n",
+			       va, err);
+		return err == -EPERM ? DRM_COMPUTE_FAULT_WRITE :
+				       DRM_COMPUTE_FAULT_UNMAPPED;
+	}
+
+	err = vcompute_vm_pt_prepare(vm, drm_gpusvm_range_start(r),
+				     drm_gpusvm_range_size(r));
+	if (err)
+		return DRM_COMPUTE_FAULT_UNMAPPED;
+
+	bits = VCOMPUTE_PTE_VALID;
+	if (!ctx.read_only)
+		bits |= VCOMPUTE_PTE_WRITE;
+	else if (copy)
+		bits |= VCOMPUTE_PTE_RO_COPY;
+	if (aflags & DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+		bits |= VCOMPUTE_PTE_EXEC;
+
+	drm_gpusvm_notifier_lock(g);
+	if (!drm_gpusvm_pages_valid(g, &vr->pages)) {
+		/* Invalidated since get_pages: their DMA mappings are gone. */
+		drm_gpusvm_notifier_unlock(g);
+		goto retry;
+	}
+	down_write(&vm->pt_lock);
+	range_map(vm, vr, bits, aflags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED);
+	up_write(&vm->pt_lock);
+	drm_gpusvm_notifier_unlock(g);
+	atomic64_inc(ahead ? &vdev->svm_stats.mapped_ahead : &vdev->svm_stats.faults);
+	return 0;
+}
+
+/*
+ * Map ahead what is mapped of [@start, @end) and holds
+ * %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED, a range at a time. What cannot be
+ * mapped (NO_ACCESS, a PFNMAP mapping, pages the CPU has made inaccessible)
+ * is left to fault. The mmap lock is taken per CPU mapping, not across the
+ * walk (drm_gpusvm takes it too); a fatal signal ends the walk early, since
+ * it faults in every page it maps. SVM lock held.
+ */
+static void svm_map_ahead(struct vcompute_vm *vm, u64 start, u64 end)
+{
+	struct drm_compute_vm_svm *csvm = &vm->compute.svm;
+	struct mm_struct *mm = vm->svm.gpusvm.mm;
+	u64 addr = start, vs, ve, as, asz, next;
+
+	lockdep_assert_held(&csvm->lock);
+	if (!mmget_not_zero(mm))
+		return;
+	while (addr < end && !fatal_signal_pending(current)) {
+		const struct drm_compute_svm_attrs *a;
+		struct vm_area_struct *vma;
+
+		a = drm_compute_svm_attr_lookup(&csvm->attrs, addr, &as, &asz);
+		if (!a || !(a->flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED)) {
+			addr = a ? as + asz : end;
+			continue;
+		}
+		if (mmap_read_lock_killable(mm))
+			break;
+		vma = find_vma(mm, addr);
+		vs = vma ? max_t(u64, vma->vm_start, addr) : end;
+		ve = vma ? min3((u64)vma->vm_end, as + asz, end) : end;
+		if (vma && (vma->vm_flags & (VM_IO | VM_PFNMAP)))
+			vs = ve;
+		mmap_read_unlock(mm);
+		for (addr = vs; addr < ve && !fatal_signal_pending(current); addr = next) {
+			svm_map(vm, addr, VCOMPUTE_READ, true, &next);
+			next = clamp(next, addr + PAGE_SIZE, ve);
+			cond_resched();
+		}
+		addr = max(addr, ve);
+	}
+	mmput(mm);
+}
+
+/*
+ * Map again the ALWAYS_MAPPED ranges an invalidation cleared. SVM lock held;
+ * the garbage collector has run.
+ */
+static void svm_remap(struct vcompute_vm *vm)
+{
+	struct vcompute_svm *s = &vm->svm;
+	struct vcompute_range *vr;
+	u64 next;
+
+	lockdep_assert_held(&vm->compute.svm.lock);
+	for (;;) {
+		spin_lock(&s->gc_lock);
+		vr = list_first_entry_or_null(&s->remap_list, struct vcompute_range,
+					      remap_link);
+		if (vr)
+			list_del_init(&vr->remap_link);
+		spin_unlock(&s->gc_lock);
+		if (!vr)
+			break;
+		/* In the tree: ranges are removed only under the SVM lock. */
+		svm_map(vm, drm_gpusvm_range_start(&vr->base), VCOMPUTE_READ,
+			true, &next);
+		cond_resched();
+	}
+}
+
+static void svm_remap_work(struct work_struct *work)
+{
+	struct vcompute_vm *vm = container_of(work, struct vcompute_vm,
+					      svm.remap_work);
+
+	mutex_lock(&vm->compute.svm.lock);
+	svm_gc(vm);
+	svm_remap(vm);
+	mutex_unlock(&vm->compute.svm.lock);
 }
 
 /**
@@ -542,127 +761,67 @@ static void range_map(struct vcompute_vm *vm, struct vcompute_range *vr,
 int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
 		       enum vcompute_access access)
 {
-	struct vcompute_device *vdev = to_vcompute(vm->gpuvm.drm);
 	struct drm_compute_vm_svm *csvm = &vm->compute.svm;
-	struct drm_gpusvm *g = &vm->svm.gpusvm;
-	const struct drm_compute_svm_attrs *attrs;
-	struct drm_gpusvm_ctx ctx = {
-		/* This device's pages stay in device memory; others come back. */
-		.device_private_page_owner = vcompute_pagemap_owner(vdev),
-		/* Pages of a range may be in both memories (partial prefetch). */
-		.allow_mixed = true,
-	};
-	struct drm_gpusvm_range *r;
-	struct vcompute_range *vr;
-	unsigned int tries = 0;
-	bool migrate;
-	u32 aflags;
-	u64 hs = 0, he = 0, as = 0, asz = 0, bits;
-	int err, fault = 0;
+	u64 end;
+	int fault;
 
 	mutex_lock(&csvm->lock);
 	svm_gc(vm);
-	attrs = drm_compute_svm_attr_lookup(&csvm->attrs, va, &as, &asz);
-	if (!attrs || drm_compute_svm_attrs_access(&csvm->attrs, attrs,
-						   vdev->compute.id) ==
-		      DRM_COMPUTE_SVM_MODE_NO_ACCESS) {
-		fault = DRM_COMPUTE_FAULT_UNMAPPED;
-		goto out;
-	}
-	if (!bind_hole(vm, va, &hs, &he))
-		goto out;
-	/* A range holds one set of attributes. */
-	hs = max(hs, as);
-	he = min(he, as + asz);
-	/* @attrs dies with the next store change (svm_gc() below): copy. */
-	aflags = attrs->flags;
-	/* Preferred here, and not to be used in place: move on fault. */
-	migrate = attrs->preferred_loc == vdev->compute.id &&
-		  drm_compute_svm_attrs_access(&csvm->attrs, attrs, vdev->compute.id) !=
-		  DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
-	ctx.read_only = !!(aflags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
-	if (ctx.read_only && access == VCOMPUTE_WRITE) {
-		fault = DRM_COMPUTE_FAULT_WRITE;
-		goto out;
-	}
-
-retry:
-	if (tries++ > svm_fault_retries) {
-		drm_dbg_driver(&vdev->drm, "SVM fault at 0x%llx: retries spent\n", va);
-		fault = DRM_COMPUTE_FAULT_SVM_BUSY;
-		goto out;
-	}
-	r = drm_gpusvm_range_find_or_insert(g, va, hs, he, &ctx);
-	if (IS_ERR(r)) {
-		err = PTR_ERR(r);
-		/* A read-only CPU mapping: mirror it read-only for reads. */
-		if (err == -EPERM && access != VCOMPUTE_WRITE && !ctx.read_only) {
-			ctx.read_only = true;
-			goto retry;
-		}
-		fault = fault_from_errno(err);
-		goto out;
-	}
-	vr = to_vrange(r);
-	if (vr->read_only && !ctx.read_only) {
-		/* Got read-only for an earlier read; now writable is wanted. */
-		range_remove(vm, r);
-		goto retry;
-	}
-	if (migrate) {
-		/* The data prefers this device: move it, once per fault. */
-		migrate = false;
-		svm_migrate_to_device(vm, drm_gpusvm_range_start(r),
-				      drm_gpusvm_range_end(r));
-	}
-
-	err = drm_gpusvm_get_pages(g, &vr->pages, g->mm, &r->notifier->notifier,
-				   drm_gpusvm_range_start(r),
-				   drm_gpusvm_range_end(r), &ctx);
-	if (err == -EFAULT || err == -EBUSY || err == -EAGAIN) {
-		/* Unmapped under us, the mm going, or invalidated again and again. */
-		if (err == -EFAULT && !mmget_not_zero(g->mm)) {
-			fault = DRM_COMPUTE_FAULT_UNMAPPED;
-			goto out;
-		}
-		if (err == -EFAULT)
-			mmput(g->mm);
-		svm_gc(vm);
-		goto retry;
-	}
-	if (err) {
-		fault = err == -EPERM ? DRM_COMPUTE_FAULT_WRITE :
-					DRM_COMPUTE_FAULT_UNMAPPED;
-		drm_dbg_driver(&vdev->drm, "SVM fault at 0x%llx: get_pages %d\n",
-			       va, err);
-		goto out;
-	}
-
-	err = vcompute_vm_pt_prepare(vm, drm_gpusvm_range_start(r),
-				     drm_gpusvm_range_size(r));
-	if (err) {
-		fault = DRM_COMPUTE_FAULT_UNMAPPED;
-		goto out;
-	}
-
-	bits = VCOMPUTE_PTE_VALID;
-	if (!ctx.read_only)
-		bits |= VCOMPUTE_PTE_WRITE;
-	if (aflags & DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
-		bits |= VCOMPUTE_PTE_EXEC;
-
-	drm_gpusvm_notifier_lock(g);
-	if (!drm_gpusvm_pages_valid(g, &vr->pages)) {
-		/* Invalidated since get_pages: their DMA mappings are gone. */
-		drm_gpusvm_notifier_unlock(g);
-		goto retry;
-	}
-	down_write(&vm->pt_lock);
-	range_map(vm, vr, bits);
-	up_write(&vm->pt_lock);
-	drm_gpusvm_notifier_unlock(g);
-	atomic64_inc(&vdev->svm_stats.faults);
-out:
+	fault = svm_map(vm, va, access, false, &end);
 	mutex_unlock(&csvm->lock);
 	return fault;
+}
+
+/**
+ * vcompute_svm_attr_set - &drm_compute_ops.svm_attr_set
+ * @cvm: the VM
+ * @start: first address
+ * @size: bytes
+ * @attrs: the attributes set (already in the store)
+ * @nattr: entries in @attrs
+ *
+ * Removes the ranges of [@start, @start + @size), so that the next access
+ * maps them with the new access mode and permissions, then carries out a
+ * prefetch: to this device's memory, or back to system memory (the helper
+ * accepts no other device; UNDEFINED asks for nothing).
+ *
+ * Context: &drm_compute_vm_svm.lock held.
+ */
+void vcompute_svm_attr_set(struct drm_compute_vm *cvm, u64 start, u64 size,
+			   const struct drm_compute_svm_attr *attrs, u32 nattr)
+{
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+	u32 id = cvm->cdev->id, i;
+
+	/* svm_sync() ran the garbage collector at the start of the operation. */
+	ranges_remove(vm, start, start + size);
+	for (i = 0; i < nattr; i++) {
+		if (attrs[i].type != DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC)
+			continue;
+		if (attrs[i].value == id)
+			svm_migrate_to_device(vm, start, start + size);
+		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
+			drm_compute_svm_migrate_to_ram(cvm, start, start + size,
+						       svm_fault_retries);
+	}
+	svm_map_ahead(vm, start, start + size);
+}
+
+/**
+ * vcompute_svm_sync - &drm_compute_ops.svm_sync
+ * @cvm: the VM
+ *
+ * Runs the garbage collector, so that the ranges the CPU unmapped are gone
+ * before the operation that follows, and maps again the ALWAYS_MAPPED
+ * ranges an invalidation cleared (what &vcompute_svm.remap_work would do),
+ * so that after any SVM operation they are mapped.
+ *
+ * Context: &drm_compute_vm_svm.lock held.
+ */
+void vcompute_svm_sync(struct drm_compute_vm *cvm)
+{
+	struct vcompute_vm *vm = to_vcompute_vm(cvm);
+
+	svm_gc(vm);
+	svm_remap(vm);
 }

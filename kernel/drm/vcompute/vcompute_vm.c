@@ -382,8 +382,10 @@ static int translate_locked(struct vcompute_vm *vm, u64 va,
 	pte = leaf ? *leaf : 0;
 	if (!(pte & VCOMPUTE_PTE_VALID))
 		return DRM_COMPUTE_FAULT_UNMAPPED;
+	/* A read-only copy is a miss for a write: the fault service upgrades it. */
 	if (access == VCOMPUTE_WRITE && !(pte & VCOMPUTE_PTE_WRITE))
-		return DRM_COMPUTE_FAULT_WRITE;
+		return pte & VCOMPUTE_PTE_RO_COPY ? DRM_COMPUTE_FAULT_UNMAPPED :
+						    DRM_COMPUTE_FAULT_WRITE;
 	if (access == VCOMPUTE_EXEC && !(pte & VCOMPUTE_PTE_EXEC))
 		return DRM_COMPUTE_FAULT_EXEC;
 	*page = pfn_to_page(pte >> PAGE_SHIFT);

@@ -319,7 +319,9 @@ struct drm_compute_ops {
 	/**
 	 * @svm_sync: SVM, optional. Catch up with the CPU mappings before an
 	 * SVM operation: a driver that queues the ranges an MMU notifier saw
-	 * unmapped (where it cannot remove them) removes them here. The
+	 * unmapped (where it cannot remove them) removes them here, and one
+	 * that keeps %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED ranges mapped
+	 * maps again those an invalidation cleared. The
 	 * helper has dropped the attributes of unmapped memory already
 	 * (drm_compute_svm_collect()). Called with &drm_compute_vm_svm.lock
 	 * held, from the ioctl of the VM's own process.
