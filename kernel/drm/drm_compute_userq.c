@@ -67,7 +67,10 @@
  *   timeout (drm_compute_device_hang_timeout_ms(): the driver's
  *   &drm_compute_dev_info.hang_timeout_ms, else ``hang_timeout_ms`` of
  *   drm_compute_helper, where 0 disables) is stopped and marked HUNG; only
- *   that queue, every other keeps running.
+ *   that queue, every other keeps running. Where the hardware can tell a
+ *   long dispatch from a hang, the driver is asked first
+ *   (&drm_compute_ops.userq_hang_check), and a queue it says still runs
+ *   gets another timeout.
  */
 
 static unsigned int hang_timeout_ms = 10000;
@@ -1104,20 +1107,35 @@ static bool userq_active(struct drm_compute_userq *q)
 	return active;
 }
 
-/* Stop @q and mark it HUNG, unless it is dead already; true if it was reset. */
-static bool hang_reset(struct drm_compute_userq *q)
+/* What the watchdog did with a queue that stood still for the timeout. */
+enum hang_verdict {
+	HANG_GONE,	/* dead or destroyed meanwhile: nothing to do */
+	HANG_RESET,	/* stopped and marked HUNG */
+	HANG_SPARED,	/* the hardware says it runs (&drm_compute_ops.userq_hang_check) */
+};
+
+/*
+ * Stop @q and mark it HUNG, unless it is dead already or the driver's
+ * hardware says it is still running.
+ */
+static enum hang_verdict hang_reset(struct drm_compute_userq *q)
 {
-	bool reset = false;
+	const struct drm_compute_ops *ops = q->cdev->ops;
+	enum hang_verdict v = HANG_GONE;
 
 	mutex_lock(&q->ctl_lock);
 	if (!userq_active(q))
 		goto out;
+	if (ops->userq_hang_check && !ops->userq_hang_check(q)) {
+		v = HANG_SPARED;
+		goto out;
+	}
 	userq_stop(q);
 	userq_kill(q, DRM_COMPUTE_USERQ_STATUS_HUNG, DRM_COMPUTE_FAULT_HANG, 0);
-	reset = true;
+	v = HANG_RESET;
 out:
 	mutex_unlock(&q->ctl_lock);
-	return reset;
+	return v;
 }
 
 #define WATCHDOG_BATCH	16
@@ -1127,8 +1145,9 @@ out:
  * @work: &drm_compute_device.watchdog
  *
  * Looks at every active queue: one with pending work whose progress
- * counter stood still for the hang timeout is reset (hang_reset()). Runs
- * while the device has queues.
+ * counter stood still for the hang timeout is reset (hang_reset()), unless
+ * the driver's &drm_compute_ops.userq_hang_check says the hardware still
+ * runs it; then it gets another timeout. Runs while the device has queues.
  */
 void drm_compute_watchdog_work(struct work_struct *work)
 {
@@ -1161,10 +1180,24 @@ void drm_compute_watchdog_work(struct work_struct *work)
 	mutex_unlock(&cdev->userq_lock);
 
 	for (i = 0; i < n; i++) {
-		if (hang_reset(hung[i]))
+		switch (hang_reset(hung[i])) {
+		case HANG_RESET:
 			drm_err_ratelimited(cdev->drm,
 					    "compute: queue %u made no progress for %u ms; reset it\n",
 					    hung[i]->id, ms);
+			break;
+		case HANG_SPARED:
+			/* Another full timeout before it is looked at again. */
+			drm_dbg_driver(cdev->drm,
+				       "compute: queue %u made no progress for %u ms, but runs\n",
+				       hung[i]->id, ms);
+			mutex_lock(&cdev->userq_lock);
+			hung[i]->hang_since = jiffies;
+			mutex_unlock(&cdev->userq_lock);
+			break;
+		case HANG_GONE:
+			break;
+		}
 		drm_compute_userq_put(hung[i]);
 	}
 

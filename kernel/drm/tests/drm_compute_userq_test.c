@@ -199,6 +199,9 @@ struct fake_queue {
 	struct drm_compute_userq base;
 	struct drm_compute_userq_hw hw;
 	int started, stopped, suspended, resumed, woken;
+	/* userq_hang_check: calls, and the answer to give. */
+	int hang_checks;
+	bool hang_check_hung;
 };
 
 static struct fake_queue *last_queue;
@@ -284,6 +287,15 @@ static int fake_resume(struct drm_compute_userq *q)
 static void fake_hw_state(struct drm_compute_userq *q, struct drm_compute_userq_hw *hw)
 {
 	*hw = FQ(q)->hw;
+}
+
+static bool fake_hang_check(struct drm_compute_userq *q)
+{
+	struct fake_queue *fq = container_of(q, struct fake_queue, base);
+
+	lockdep_assert_held(&q->ctl_lock);
+	fq->hang_checks++;
+	return fq->hang_check_hung;
 }
 
 static const struct drm_compute_ops fake_ops = {
@@ -476,6 +488,43 @@ static void sm_hang(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 1), -EIO);
 }
 
+/*
+ * A driver that can ask its hardware (userq_hang_check): a queue standing
+ * still for the timeout is reset only when the hardware says it is hung;
+ * one it says still runs (a long dispatch) gets another full timeout. The
+ * helper used to reset any queue whose progress counter stood still.
+ */
+static void sm_hang_check(struct kunit *test)
+{
+	struct sm *sm = test->priv;
+	struct fake_queue *q = last_queue;
+	struct drm_compute_ops ops = fake_ops;
+	unsigned int saved = drm_compute_hang_timeout_swap(200);
+
+	ops.userq_hang_check = fake_hang_check;
+	sm->cdev.ops = &ops;
+	q->hw.wptr = 64;
+	q->hw.progress = 3;
+	drm_compute_watchdog_work(&sm->cdev.watchdog.work);
+	msleep(250);
+	drm_compute_watchdog_work(&sm->cdev.watchdog.work);
+	KUNIT_EXPECT_EQ(test, q->hang_checks, 1);
+	KUNIT_EXPECT_EQ(test, sm_status(test, sm), DRM_COMPUTE_USERQ_STATUS_RUNNING);
+	KUNIT_EXPECT_EQ(test, q->stopped, 0);
+	/* Spared: not asked again before another timeout. */
+	drm_compute_watchdog_work(&sm->cdev.watchdog.work);
+	KUNIT_EXPECT_EQ(test, q->hang_checks, 1);
+	/* Now the hardware says it is hung. */
+	q->hang_check_hung = true;
+	msleep(250);
+	drm_compute_watchdog_work(&sm->cdev.watchdog.work);
+	drm_compute_hang_timeout_swap(saved);
+	KUNIT_EXPECT_EQ(test, q->hang_checks, 2);
+	KUNIT_EXPECT_EQ(test, sm_status(test, sm), DRM_COMPUTE_USERQ_STATUS_HUNG);
+	KUNIT_EXPECT_EQ(test, q->stopped, 1);
+	sm->cdev.ops = &fake_ops;
+}
+
 /* Another thread in a queue operation: it holds the control lock until told. */
 struct ctl_holder {
 	struct work_struct work;
@@ -599,6 +648,7 @@ static struct kunit_case drm_compute_userq_state_tests[] = {
 	KUNIT_CASE(sm_fence_and_fault),
 	KUNIT_CASE(sm_fence_memory),
 	KUNIT_CASE_SLOW(sm_hang),
+	KUNIT_CASE_SLOW(sm_hang_check),
 	KUNIT_CASE(sm_device_reset),
 	KUNIT_CASE_SLOW(sm_progress_is_not_hang),
 	KUNIT_CASE(sm_destroy),

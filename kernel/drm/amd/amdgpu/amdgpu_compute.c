@@ -97,13 +97,16 @@
  * fault names the PASID, not the queue); a faulted queue is caught by hang
  * detection (%DRM_COMPUTE_SEMANTICS_NO_FAULT_REPORT).
  *
- * Hang detection is the helper's (a queue with pending work whose read
- * pointer stands still), with amdgpu's own compute job timeout of the
- * device (&amdgpu_device.compute_timeout, amdgpu.lockup_timeout) as its
- * timeout, so a compute queue and a job on amdgpu's kernel compute rings
- * get the same time. amdgpu's userq hang detection does not see these
- * queues: it is armed by its own fences, which they do not use. Not done:
- * MES's report of hung queues as the signal.
+ * Hang detection is the helper's watchdog with MES as the judge: a queue
+ * with pending work whose read pointer stood still for amdgpu's own
+ * compute job timeout of the device (&amdgpu_device.compute_timeout,
+ * amdgpu.lockup_timeout, the time a job on amdgpu's kernel compute rings
+ * gets) is preempted through MES (&drm_compute_ops.userq_hang_check); a
+ * queue that preempts runs a long dispatch and continues, and only one
+ * whose preemption fails, MES's own definition of hung, is reset. A long
+ * kernel is therefore not killed for reading no new packet. amdgpu's userq
+ * hang detection does not see these queues: it is armed by its own fences,
+ * which they do not use.
  */
 
 #include <linux/dma-fence.h>
@@ -861,6 +864,22 @@ static int amdgpu_compute_queue_resume(struct drm_compute_userq *q)
 }
 
 /*
+ * MES's own signal: a queue it can preempt (saving its waves into the
+ * queue's context save area) is running a long dispatch, not hung, and is
+ * put back at once; one whose preemption fails is what MES reports as hung
+ * (amdgpu_gfx_reset_mes_compute() finds hung queues the same way), and
+ * the helper resets it. Asked once per hang timeout of standing still.
+ */
+static bool amdgpu_compute_queue_hang_check(struct drm_compute_userq *q)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+
+	if (!aq->queue || amdgpu_userq_suspend_queue(aq->queue))
+		return true;
+	return amdgpu_userq_resume_queue(aq->queue) != 0;
+}
+
+/*
  * From the pinned pointers: valid from creation to free, stopped queues
  * included. The read pointer is the progress counter: it moves whenever
  * the CP consumes a packet.
@@ -926,6 +945,7 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.userq_suspend = amdgpu_compute_queue_suspend,			\
 	.userq_resume = amdgpu_compute_queue_resume,			\
 	.userq_hw_state = amdgpu_compute_queue_hw_state,		\
+	.userq_hang_check = amdgpu_compute_queue_hang_check,		\
 	.p2p_bo_create = amdgpu_compute_p2p_bo_create,			\
 	.p2p_export = amdgpu_compute_p2p_export,			\
 	.p2p_move_to_host = amdgpu_compute_p2p_move_to_host,		\

@@ -278,6 +278,16 @@ struct drm_compute_ops {
 	void (*userq_hw_state)(struct drm_compute_userq *q,
 			       struct drm_compute_userq_hw *hw);
 	/**
+	 * @userq_hang_check: USERQ, optional. Ask the hardware whether a
+	 * queue whose progress counter stood still for the hang timeout is
+	 * hung, for hardware that can tell a long dispatch from a hang
+	 * (amdgpu: a queue MES can preempt is running, not hung). Return
+	 * true to have the queue reset, false to give it another timeout.
+	 * Without it, standing still for the timeout is a hang. Called with
+	 * &drm_compute_userq.ctl_lock held, the queue active; may sleep.
+	 */
+	bool (*userq_hang_check)(struct drm_compute_userq *q);
+	/**
 	 * @userq_wake: USERQ, optional (mandatory with
 	 * %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP). Look at the doorbell again.
 	 */
@@ -741,7 +751,11 @@ struct drm_compute_userq {
 	struct list_head link;
 	/** @hang_progress: progress counter at the last watchdog look. */
 	u64 hang_progress;
-	/** @hang_since: jiffies since which @hang_progress has not moved. */
+	/**
+	 * @hang_since: jiffies since which @hang_progress has not moved, or
+	 * since the driver last said the queue runs; under
+	 * &drm_compute_device.userq_lock.
+	 */
 	unsigned long hang_since;
 	/** @rcu: for the driver's kfree_rcu() in &drm_compute_ops.userq_free. */
 	struct rcu_head rcu;
