@@ -13,7 +13,8 @@
  * the module's reference count is back where it was, so no file or
  * dma-buf leaked. Two subtests unplug under an importer whose fence never
  * signals, alone and while a checkpoint's pause waits for it: the waits
- * are bounded, so the unplug finishes. The last subtest unloads and
+ * are bounded, so the unplug finishes. One subtest unbinds a PCI instance
+ * (its BAR goes back as soon as no buffer is in it). The last subtest unloads and
  * reloads the module itself: refused while a file is open, done once it is
  * closed.
  */
@@ -481,6 +482,142 @@ static void unplug_pause_waiting(void)
 	instance_gone();
 }
 
+#define VCOMPUTE_PCI	"/sys/bus/pci/drivers/vcompute"
+
+/* The last PCI function vcompute drives, as its name ("0000:03:00.0"). */
+static bool pci_instance(char *bdf, size_t len)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	bool found = false;
+
+	snprintf(path, sizeof(path), "ls -1 %s | grep '^0000:' | tail -1", VCOMPUTE_PCI);
+	f = popen(path, "r");
+	if (!f)
+		return false;
+	if (fgets(bdf, len, f)) {
+		bdf[strcspn(bdf, "\n")] = 0;
+		found = bdf[0];
+	}
+	pclose(f);
+	return found;
+}
+
+/* Open the render node of PCI function @bdf into @cd. */
+static void pci_open(const char *bdf, struct compute_dev *cd)
+{
+	char cmd[PATH_MAX], name[64], node[80];
+	FILE *f;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd), "ls -1 /sys/bus/pci/devices/%s/drm | grep renderD", bdf);
+	f = popen(cmd, "r");
+	igt_assert(f);
+	igt_assert_f(fgets(name, sizeof(name), f), "%s has no render node\n", bdf);
+	pclose(f);
+	name[strcspn(name, "\n")] = 0;
+	snprintf(node, sizeof(node), "/dev/dri/%s", name);
+	memset(cd, 0, sizeof(*cd));
+	ret = onenode_open_path(node, &cd->dev);
+	igt_assert_f(ret == 0, "%s: %s\n", node, onenode_strerror(ret));
+	cd->fd = cd->dev.fd;
+}
+
+/*
+ * Write @bdf to the driver's @what (bind, unbind) attribute in a child,
+ * which first closes what it inherited: a copy of the parent's device file
+ * would keep that file, and the buffers it holds, alive across the unbind.
+ */
+static pid_t pci_write_child(const char *bdf, const char *what)
+{
+	pid_t pid = fork();
+
+	igt_assert(pid >= 0);
+	if (pid == 0) {
+		char path[PATH_MAX];
+		int fd;
+
+		syscall(SYS_close_range, 3, ~0U, 0);
+		snprintf(path, sizeof(path), "%s/%s", VCOMPUTE_PCI, what);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		_exit(fd >= 0 && write(fd, bdf, strlen(bdf)) == (ssize_t)strlen(bdf) ? 0 : 1);
+	}
+	return pid;
+}
+
+/* Whether child @pid exits (status 0) within @ms. */
+static bool child_done(pid_t pid, unsigned int ms)
+{
+	int status;
+
+	for (unsigned int i = 0; i <= ms / 10; i++) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		igt_assert(r >= 0);
+		if (r == pid) {
+			igt_assert_f(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+				     "the sysfs write failed\n");
+			return true;
+		}
+		compute_sleep_ms(10);
+	}
+	return false;
+}
+
+static void pci_rebind(const char *bdf)
+{
+	pid_t pid = pci_write_child(bdf, "bind");
+
+	igt_assert_f(child_done(pid, 10000), "binding %s again did not finish\n", bdf);
+}
+
+/*
+ * A PCI instance's BAR goes back when nothing uses it: an unbind under a
+ * file that holds no buffer in the BAR finishes at once; one under a file
+ * with a buffer in it waits, and finishes when that file closes (after
+ * unplug no ioctl, not even GEM_CLOSE, runs). The BAR used to be held
+ * until the DRM device's last file closed, so the first unbind blocked
+ * too (issue 23).
+ */
+static void unbind_bar(void)
+{
+	struct compute_dev cd, again;
+	char bdf[64];
+	uint32_t bo = 0;
+	pid_t pid;
+
+	igt_require_f(pci_instance(bdf, sizeof(bdf)), "vcompute drives no PCI function\n");
+	igt_info("PCI instance %s\n", bdf);
+
+	/* An open file, no buffer: the unbind does not wait for it. */
+	pci_open(bdf, &cd);
+	pid = pci_write_child(bdf, "unbind");
+	if (!child_done(pid, 10000)) {
+		close(cd.fd);	/* let the child finish before failing */
+		igt_assert(child_done(pid, 60000));
+		igt_assert_f(false, "the unbind waited for a file with no buffer in the BAR\n");
+	}
+	assert_unplugged(&cd);
+	close(cd.fd);
+	pci_rebind(bdf);
+
+	/* A buffer in the BAR: the unbind waits until its file closes. */
+	pci_open(bdf, &cd);
+	igt_assert_eq(onenode_bo_create(&cd.dev, 64 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_VRAM,
+					&bo), 0);
+	pid = pci_write_child(bdf, "unbind");
+	igt_assert_f(!child_done(pid, 1000),
+		     "the unbind finished while a buffer was in the BAR\n");
+	assert_unplugged(&cd);
+	close(cd.fd);
+	igt_assert_f(child_done(pid, 10000), "the unbind did not finish after the close\n");
+	pci_rebind(bdf);
+
+	pci_open(bdf, &again);
+	compute_vm_destroy(&again, compute_vm(&again));
+	close(again.fd);
+}
+
 static int delete_module(const char *name)
 {
 	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
@@ -589,6 +726,12 @@ igt_main
 		     "with -ETIMEDOUT and the unplug finishes.");
 	igt_subtest("unplug-pause-waiting")
 		unplug_pause_waiting();
+
+	igt_describe("A PCI instance's unbind finishes under an open file with no "
+		     "buffer in the BAR, and waits for one with a buffer there "
+		     "until that file closes; the function binds again and works.");
+	igt_subtest("unbind-bar")
+		unbind_bar();
 
 	igt_describe("rmmod vcompute is refused while a file is open and succeeds "
 		     "once it is closed; the reloaded module's device works.");

@@ -98,6 +98,9 @@ static void vcompute_bo_free(struct drm_gem_object *obj)
 					  obj->size >> PAGE_SHIFT, &bo->blocks);
 	else if (bo->pages)
 		drm_gem_put_pages(obj, bo->pages, true, true);
+	/* No handle, mapping or importer names its BAR pages any more. */
+	if (bo->in_bar)
+		vcompute_pci_bar_put(to_vcompute(obj->dev));
 	drm_gem_object_release(obj);
 	kfree(bo);
 }
@@ -250,10 +253,13 @@ static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 	bo->pages = kvcalloc(n, sizeof(*bo->pages), GFP_KERNEL);
 	if (!bo->pages)
 		return -ENOMEM;
-	if (vdev->bar_va) {
+	if (vdev->pdev) {
 		/* A PCI instance: the BAR's own pages at the blocks' offsets. */
 		struct gpu_buddy_block *block;
 
+		if (!vcompute_pci_bar_get(vdev))
+			return -ENODEV;
+		bo->in_bar = true;
 		i = 0;
 		list_for_each_entry(block, &bo->blocks, link) {
 			u64 off = gpu_buddy_block_offset(block);

@@ -471,9 +471,15 @@ void vcompute_destroy(struct vcompute_device *vdev)
 	vcompute_engine_fini(vdev);
 	drm_compute_device_unplug(&vdev->compute);
 	vcompute_exports_tell(vdev, true);
-	/* A PCI instance's devres goes when its driver lets go of the function. */
-	if (!fdev)
+	/*
+	 * A PCI instance's devres goes when its driver lets go of the
+	 * function; the unbind then waits for the BAR, which the device
+	 * holds no longer (DOC: vcompute as a PCI device).
+	 */
+	if (!fdev) {
+		vcompute_pci_bar_put(vdev);
 		return;
+	}
 	devres_release_group(&fdev->dev, NULL);
 	faux_device_destroy(fdev);
 }

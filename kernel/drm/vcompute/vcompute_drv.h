@@ -142,9 +142,18 @@ struct vcompute_device {
 	struct pci_dev *pdev;
 	/**
 	 * @bar_va: kernel address of a PCI instance's device memory, its
-	 * BAR taken whole as P2P memory; NULL on the faux bus.
+	 * BAR taken whole as P2P memory; NULL on the faux bus, and once the
+	 * BAR went back (@bar_refs).
 	 */
 	void *bar_va;
+	/**
+	 * @bar_refs: holders of a PCI instance's BAR: the device until it is
+	 * unplugged, and each buffer in it until the buffer is freed (after
+	 * its last handle, mapping, dma-buf and importer). The last one gives
+	 * the BAR back to the P2P pool (vcompute_pci_bar_put()), so that an
+	 * unbind waits only for buffers in the BAR, not for every open file.
+	 */
+	refcount_t bar_refs;
 	/** @config: what the instance was made from. */
 	struct vcompute_config config;
 	/** @compute: the DRM compute helpers' state. */
@@ -233,6 +242,8 @@ struct vcompute_bo {
 	struct list_head blocks;
 	/** @shmem: @pages come from shmem (system memory at creation). */
 	bool shmem;
+	/** @in_bar: its pages are a PCI instance's BAR; holds &vcompute_device.bar_refs. */
+	bool in_bar;
 	/**
 	 * @export: the export state of a buffer made with a
 	 * DRM_COMPUTE_BO_EXPORT_* flag (vcompute_bo_is_export()).
@@ -254,6 +265,8 @@ struct vcompute_device *vcompute_create_pci(struct pci_dev *pdev,
 /* vcompute_pci.c */
 #if IS_ENABLED(CONFIG_PCI_P2PDMA)
 int vcompute_pci_bar_init(struct vcompute_device *vdev);
+bool vcompute_pci_bar_get(struct vcompute_device *vdev);
+void vcompute_pci_bar_put(struct vcompute_device *vdev);
 u64 vcompute_pci_bar_end(struct vcompute_device *vdev);
 int vcompute_pci_register(void);
 void vcompute_pci_unregister(void);
@@ -261,6 +274,15 @@ void vcompute_pci_unregister(void);
 static inline int vcompute_pci_bar_init(struct vcompute_device *vdev)
 {
 	return -ENODEV;
+}
+
+static inline bool vcompute_pci_bar_get(struct vcompute_device *vdev)
+{
+	return false;
+}
+
+static inline void vcompute_pci_bar_put(struct vcompute_device *vdev)
+{
 }
 
 static inline u64 vcompute_pci_bar_end(struct vcompute_device *vdev)

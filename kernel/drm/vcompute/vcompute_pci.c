@@ -24,6 +24,16 @@
  * configfs directory, and goes with the PCI function (driver unbind or
  * module unload), through the same hot-unplug path as a faux instance.
  *
+ * The BAR's lifetime. The P2P registration is devres of the function: an
+ * unbind tears it down after remove() and waits there until every page of
+ * the BAR is back in the P2P pool. The BAR therefore goes back as soon as
+ * nothing uses it (&vcompute_device.bar_refs): at unplug when no buffer
+ * lives in it, else when the last such buffer is freed. A file left open
+ * across the unbind with no buffer in the BAR does not hold the unbind
+ * (upstream IGT's core_hotunplug); one whose buffers are in the BAR holds
+ * it until they go, since importers and CPU maps may still name their
+ * pages until then.
+ *
  * vcompute binds only to a function the administrator hands it
  * (vcompute_pci_asked()): the module has no device table, so udev never
  * loads it for an ivshmem function, and its probe refuses any function
@@ -64,11 +74,47 @@ MODULE_PARM_DESC(pci_functions,
 
 static struct pci_driver vcompute_pci_driver;
 
+/* Give the BAR back to the P2P pool; its last holder is gone. */
+static void vcompute_pci_bar_release(struct vcompute_device *vdev)
+{
+	pci_free_p2pmem(vdev->pdev, vdev->bar_va, vdev->config.vram_size);
+	vdev->bar_va = NULL;
+}
+
+/* A device that was never registered, so never unplugged, ends here. */
 static void vcompute_pci_bar_free(struct drm_device *drm, void *arg)
 {
 	struct vcompute_device *vdev = to_vcompute(drm);
 
-	pci_free_p2pmem(vdev->pdev, vdev->bar_va, vdev->config.vram_size);
+	if (vdev->bar_va)
+		vcompute_pci_bar_release(vdev);
+}
+
+/**
+ * vcompute_pci_bar_get - hold the BAR for a buffer placed in it
+ * @vdev: a PCI instance
+ *
+ * Returns: true, or false when the BAR has gone back (the device was
+ * unplugged and its last buffer freed).
+ */
+bool vcompute_pci_bar_get(struct vcompute_device *vdev)
+{
+	return refcount_inc_not_zero(&vdev->bar_refs);
+}
+
+/**
+ * vcompute_pci_bar_put - let go of the BAR
+ * @vdev: a PCI instance
+ *
+ * The device's own hold goes at unplug, a buffer's when it is freed; the
+ * last gives the BAR back to the P2P pool, which a pending unbind waits for.
+ *
+ * Context: process.
+ */
+void vcompute_pci_bar_put(struct vcompute_device *vdev)
+{
+	if (refcount_dec_and_test(&vdev->bar_refs))
+		vcompute_pci_bar_release(vdev);
 }
 
 /**
@@ -87,13 +133,16 @@ u64 vcompute_pci_bar_end(struct vcompute_device *vdev)
  * vcompute_pci_bar_init - take the whole BAR as device memory
  * @vdev: the device, not registered yet
  *
- * Returns: 0 or a negative errno; the BAR goes back with the DRM device.
+ * The device holds the BAR until it is unplugged (vcompute_pci_bar_put()).
+ *
+ * Returns: 0 or a negative errno.
  */
 int vcompute_pci_bar_init(struct vcompute_device *vdev)
 {
 	vdev->bar_va = pci_alloc_p2pmem(vdev->pdev, vdev->config.vram_size);
 	if (!vdev->bar_va)
 		return -ENOMEM;
+	refcount_set(&vdev->bar_refs, 1);
 	return drmm_add_action_or_reset(&vdev->drm, vcompute_pci_bar_free, NULL);
 }
 
