@@ -3,12 +3,19 @@
  * Copyright 2026 The onenode authors
  */
 
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/export.h>
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
 
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
 #include "drm_compute_internal.h"
@@ -25,8 +32,14 @@
  * buffer made for export (DOC: Export to peer devices); it answers the mmap
  * offset of any GEM object of the file through the GEM core.
  *
- * Locking: none of the helper's; the GEM core's handle table and the
- * object's own locks.
+ * Checkpoint (drm_compute_bo_criu_*()): the buffers of a file are counted
+ * from its GEM handle table, and a pause takes its exported ones from their
+ * importers (DOC: Checkpoint/restore).
+ *
+ * Locking: none of the helper's for creation; the GEM core's handle table
+ * and the object's own locks. The checkpoint functions run under the
+ * file's &drm_compute_file.criu_lock, which also guards
+ * &drm_compute_file.paused_bos.
  */
 
 /**
@@ -105,3 +118,246 @@ int drm_compute_bo_mmap_ioctl(struct drm_compute_file *cfile, void *data)
 	return ret;
 }
 EXPORT_SYMBOL(drm_compute_bo_mmap_ioctl);
+
+/**
+ * drm_compute_bo_criu_count - the buffers a checkpoint of a file would save
+ * @cfile: the file's compute state
+ * @args: &struct drm_compute_criu_info: @bos, @exports and @imports set
+ *
+ * Context: process; takes &drm_file.table_lock.
+ */
+void drm_compute_bo_criu_count(struct drm_compute_file *cfile,
+			       struct drm_compute_criu_info *args)
+{
+	struct drm_file *file = cfile->file;
+	struct drm_gem_object *obj;
+	u32 bos = 0, exports = 0, imports = 0;
+	int handle;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, handle) {
+		bos++;
+		if (drm_gem_is_imported(obj))
+			imports++;
+		else if (READ_ONCE(obj->dma_buf))
+			exports++;
+	}
+	spin_unlock(&file->table_lock);
+	args->bos = bos;
+	args->exports = exports;
+	args->imports = imports;
+}
+
+static bool bo_exported(struct drm_gem_object *obj)
+{
+	return !drm_gem_is_imported(obj) && READ_ONCE(obj->dma_buf);
+}
+
+/*
+ * The file's exported buffers, each with a reference, and their handles:
+ * *@n of them. A buffer exported after the count is left out: CRIU has
+ * frozen the file's users.
+ */
+static int file_exports(struct drm_compute_file *cfile,
+			struct drm_gem_object ***objs, u32 **handles, u32 *n)
+{
+	struct drm_file *file = cfile->file;
+	struct drm_gem_object *obj;
+	u32 max = 0, i = 0;
+	int handle;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, handle)
+		max += bo_exported(obj);
+	spin_unlock(&file->table_lock);
+
+	*objs = kvcalloc(max(max, 1U), sizeof(**objs), GFP_KERNEL);
+	*handles = kvcalloc(max(max, 1U), sizeof(**handles), GFP_KERNEL);
+	if (!*objs || !*handles) {
+		kvfree(*objs);
+		kvfree(*handles);
+		*objs = NULL;
+		*handles = NULL;
+		return -ENOMEM;
+	}
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, handle) {
+		if (i == max)
+			break;
+		if (!bo_exported(obj))
+			continue;
+		drm_gem_object_get(obj);
+		(*objs)[i] = obj;
+		(*handles)[i++] = handle;
+	}
+	spin_unlock(&file->table_lock);
+	*n = i;
+	return 0;
+}
+
+/* The helper's export state of @obj, NULL for an ordinary buffer. */
+static struct drm_compute_p2p_export *
+bo_export_state(struct drm_compute_device *cdev, struct drm_gem_object *obj)
+{
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_P2P_EXPORT) ||
+	    obj->dev != cdev->drm)
+		return NULL;
+	return cdev->ops->p2p_export(obj);
+}
+
+/*
+ * Takes @obj from its importers. An ordinary PRIME buffer's importers
+ * cannot be told to let go: one that has any fails the pause.
+ */
+static int bo_pause(struct drm_compute_device *cdev, struct drm_gem_object *obj)
+{
+	struct drm_compute_p2p_export *exp = bo_export_state(cdev, obj);
+	struct dma_buf *dmabuf;
+	bool attached;
+	int ret;
+
+	if (exp)
+		return drm_compute_p2p_pause(exp, obj->resv);
+
+	/* &drm_gem_object.dma_buf goes with the last handle. */
+	mutex_lock(&obj->dev->object_name_lock);
+	dmabuf = obj->dma_buf;
+	if (dmabuf)
+		get_dma_buf(dmabuf);
+	mutex_unlock(&obj->dev->object_name_lock);
+	if (!dmabuf)
+		return 0;
+	ret = dma_resv_lock_interruptible(dmabuf->resv, NULL);
+	if (!ret) {
+		attached = !list_empty(&dmabuf->attachments);
+		dma_resv_unlock(dmabuf->resv);
+		ret = attached ? -EBUSY : 0;
+	}
+	dma_buf_put(dmabuf);
+	return ret;
+}
+
+static void bo_resume(struct drm_compute_device *cdev, struct drm_gem_object *obj)
+{
+	struct drm_compute_p2p_export *exp = bo_export_state(cdev, obj);
+
+	if (exp)
+		drm_compute_p2p_resume(exp, obj->resv);
+}
+
+static void bos_put(struct drm_gem_object **objs, u32 n)
+{
+	while (n--)
+		drm_gem_object_put(objs[n]);
+	kvfree(objs);
+}
+
+/**
+ * drm_compute_bo_criu_pause - take a paused file's exported buffers from
+ * their importers
+ * @cfile: the file, marked paused
+ * @exports: set to the buffers taken
+ *
+ * Each exported buffer is told to its importers and held off until
+ * drm_compute_bo_criu_resume(); one that cannot be taken fails the call,
+ * which gives back those it took.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EBUSY for a buffer an importer holds, -EINTR, -ETIMEDOUT or
+ * -ENOMEM.
+ */
+int drm_compute_bo_criu_pause(struct drm_compute_file *cfile, u32 *exports)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_gem_object **objs = NULL;
+	u32 *handles = NULL, nb = 0, i;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	ret = file_exports(cfile, &objs, &handles, &nb);
+	if (ret)
+		return ret;
+	for (i = 0; i < nb; i++) {
+		ret = bo_pause(cdev, objs[i]);
+		if (ret) {
+			if (ret == -EBUSY)
+				drm_dbg_driver(cdev->drm,
+					       "criu: pause: handle %u is held by an importer\n",
+					       handles[i]);
+			while (i--)
+				bo_resume(cdev, objs[i]);
+			bos_put(objs, nb);
+			kvfree(handles);
+			return ret;
+		}
+	}
+	kvfree(handles);
+	cfile->paused_bos = objs;
+	cfile->nr_paused_bos = nb;
+	*exports = nb;
+	return 0;
+}
+
+/**
+ * drm_compute_bo_criu_resume - give a paused file's exported buffers back
+ * @cfile: the file
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: the buffers given back.
+ */
+u32 drm_compute_bo_criu_resume(struct drm_compute_file *cfile)
+{
+	u32 i, n = cfile->nr_paused_bos;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (i = 0; i < n; i++)
+		bo_resume(cfile->cdev, cfile->paused_bos[i]);
+	bos_put(cfile->paused_bos, n);
+	cfile->paused_bos = NULL;
+	cfile->nr_paused_bos = 0;
+	return n;
+}
+
+/**
+ * drm_compute_bo_criu_fini - the buffers a checkpoint leaves at a file's
+ * release
+ * @cfile: the closing file
+ *
+ * A file closed while paused was checkpointed, or given up with its
+ * process: its pause of each buffer ends, and a buffer no other file has a
+ * handle to is revoked (drm_compute_p2p_revoke()), so that its importers,
+ * told at the pause, never map it again; the memory goes when they let go.
+ * A buffer another file still holds stays that file's. Nothing to do for a
+ * file not paused.
+ *
+ * Context: process, at the file's postclose, after the DRM core closed its
+ * GEM handles (so a handle count of 0 means no other file);
+ * &drm_compute_file.criu_lock held.
+ */
+void drm_compute_bo_criu_fini(struct drm_compute_file *cfile)
+{
+	struct drm_compute_p2p_export *exp;
+	struct drm_gem_object *obj;
+	unsigned int others;
+	u32 i;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (i = 0; i < cfile->nr_paused_bos; i++) {
+		obj = cfile->paused_bos[i];
+		exp = bo_export_state(cfile->cdev, obj);
+		if (!exp)
+			continue;
+		mutex_lock(&obj->dev->object_name_lock);
+		others = obj->handle_count;
+		mutex_unlock(&obj->dev->object_name_lock);
+		/* Revoked before the pause ends: no map in between. */
+		if (!others)
+			drm_compute_p2p_revoke(exp, obj->resv);
+		drm_compute_p2p_resume(exp, obj->resv);
+	}
+	bos_put(cfile->paused_bos, cfile->nr_paused_bos);
+	cfile->paused_bos = NULL;
+	cfile->nr_paused_bos = 0;
+}

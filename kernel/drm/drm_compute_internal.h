@@ -52,8 +52,17 @@ u32 drm_compute_xa_count(struct xarray *xa);
 struct drm_compute_vm *drm_compute_vm_lookup(struct drm_compute_file *cfile,
 					     u32 id);
 void drm_compute_userq_remove(struct drm_compute_userq *q, int err);
-int drm_compute_userq_criu_pause(struct drm_compute_userq *q);
-int drm_compute_userq_criu_resume(struct drm_compute_userq *q);
+/* Checkpoint: each object kind's part, sequenced by drm_compute_criu.c. */
+void drm_compute_bo_criu_count(struct drm_compute_file *cfile,
+			       struct drm_compute_criu_info *args);
+int drm_compute_bo_criu_pause(struct drm_compute_file *cfile, u32 *exports);
+u32 drm_compute_bo_criu_resume(struct drm_compute_file *cfile);
+void drm_compute_bo_criu_fini(struct drm_compute_file *cfile);
+u32 drm_compute_vm_criu_count(struct drm_compute_file *cfile);
+u32 drm_compute_userq_criu_count(struct drm_compute_file *cfile);
+int drm_compute_userq_criu_pause(struct drm_compute_file *cfile, u32 *paused);
+int drm_compute_userq_criu_resume(struct drm_compute_file *cfile, u32 *resumed);
+u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile);
 void drm_compute_criu_file_fini(struct drm_compute_file *cfile);
 void drm_compute_watchdog_work(struct work_struct *work);
 void drm_compute_fence_poll_work(struct work_struct *work);

@@ -753,3 +753,37 @@ out_put:
 	return ret;
 }
 EXPORT_SYMBOL(drm_compute_svm_ioctl);
+
+/**
+ * drm_compute_svm_criu_count - the SVM ranges a checkpoint of a file would
+ * save
+ * @cfile: the file's compute state
+ *
+ * Context: process; takes each SVM VM's &drm_compute_vm_svm.lock, with a
+ * reference on the VM and no other helper lock held.
+ *
+ * Returns: the ranges with attributes other than the defaults, over the
+ * file's SVM VMs, those of memory unmapped since the last look left out.
+ */
+u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile)
+{
+	struct drm_compute_vm *vm;
+	unsigned long id;
+	void *entry;
+	u32 n = 0;
+
+	xa_for_each(&cfile->vms, id, entry) {
+		vm = drm_compute_vm_lookup(cfile, id);
+		if (!vm)
+			continue;
+		if (vm->flags & DRM_COMPUTE_VM_CREATE_SVM) {
+			mutex_lock(&vm->svm.lock);
+			/* Not the attributes of memory already unmapped. */
+			drm_compute_svm_collect(vm);
+			n += drm_compute_svm_attr_count(&vm->svm.attrs);
+			mutex_unlock(&vm->svm.lock);
+		}
+		drm_compute_vm_put(vm);
+	}
+	return n;
+}

@@ -754,21 +754,21 @@ out:
 	return ret;
 }
 
-/**
- * drm_compute_userq_criu_pause - hold a queue for a checkpoint
+/*
+ * userq_criu_hold - hold a queue for a checkpoint
  * @q: a queue of the file being paused
  *
  * Suspends the queue if it runs; in any case only
- * drm_compute_userq_criu_resume() continues it from now on.
+ * userq_criu_release() continues it from now on.
  *
  * Context: process; the file's &drm_compute_file.criu_lock held.
  *
  * Returns: 1 when the queue was running and is now suspended for the
  * checkpoint; 0 when there was nothing to suspend (suspended by its user,
  * dead, or destroyed); or the driver's error from suspending it, with the
- * queue held all the same (drm_compute_userq_criu_resume() releases it).
+ * queue held all the same (userq_criu_release() releases it).
  */
-int drm_compute_userq_criu_pause(struct drm_compute_userq *q)
+static int userq_criu_hold(struct drm_compute_userq *q)
 {
 	int ret = 0;
 
@@ -796,8 +796,8 @@ out:
 	return ret;
 }
 
-/**
- * drm_compute_userq_criu_resume - release a queue a checkpoint held
+/*
+ * userq_criu_release - release a queue a checkpoint held
  * @q: a queue of the paused file
  *
  * The hold ends in any case; the queue continues if the pause suspended
@@ -810,7 +810,7 @@ out:
  * suspended it, or it died or was destroyed meanwhile; or the driver's
  * error from resuming it.
  */
-int drm_compute_userq_criu_resume(struct drm_compute_userq *q)
+static int userq_criu_release(struct drm_compute_userq *q)
 {
 	bool go = false;
 	int ret = 0;
@@ -837,6 +837,108 @@ int drm_compute_userq_criu_resume(struct drm_compute_userq *q)
 	}
 out:
 	mutex_unlock(&q->ctl_lock);
+	return ret;
+}
+
+/*
+ * The file's first queue at or after id *@id, with a reference (*@id set to
+ * its id), or NULL. No allocation, so that undoing a pause cannot fail.
+ */
+static struct drm_compute_userq *userq_next(struct drm_compute_file *cfile,
+					    unsigned long *id)
+{
+	struct drm_compute_userq *q;
+
+	rcu_read_lock();
+	for (;;) {
+		q = xa_find(&cfile->queues, id, ULONG_MAX, XA_PRESENT);
+		if (!q || kref_get_unless_zero(&q->ref))
+			break;
+		(*id)++;	/* being freed: not the file's any more */
+	}
+	rcu_read_unlock();
+	return q;
+}
+
+/**
+ * drm_compute_userq_criu_count - the queues a checkpoint of a file would save
+ * @cfile: the file's compute state
+ *
+ * Returns: the file's queues.
+ */
+u32 drm_compute_userq_criu_count(struct drm_compute_file *cfile)
+{
+	return drm_compute_xa_count(&cfile->queues);
+}
+
+/**
+ * drm_compute_userq_criu_pause - hold a paused file's queues
+ * @cfile: the file, marked paused (no queue is created from then on)
+ * @paused: set to the queues the call suspended
+ *
+ * Suspends every running queue and holds every queue: no user resumes one
+ * until drm_compute_userq_criu_resume(). On failure every queue is
+ * released, and those the call suspended continue.
+ *
+ * Context: process; &drm_compute_file.criu_lock held. Queues are found
+ * under RCU and worked on with a reference, one at a time.
+ *
+ * Returns: 0, or the driver's error from suspending a queue.
+ */
+int drm_compute_userq_criu_pause(struct drm_compute_file *cfile, u32 *paused)
+{
+	struct drm_compute_userq *q;
+	unsigned long id;
+	u32 n = 0, resumed;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		ret = userq_criu_hold(q);
+		drm_compute_userq_put(q);
+		if (ret < 0)
+			break;
+		n += ret;
+		ret = 0;
+	}
+	/* Only the queues this pause suspended carry its mark. */
+	if (ret) {
+		drm_compute_userq_criu_resume(cfile, &resumed);
+		n = 0;
+	}
+	*paused = n;
+	return ret;
+}
+
+/**
+ * drm_compute_userq_criu_resume - release a paused file's queues
+ * @cfile: the file
+ * @resumed: set to the queues that run again
+ *
+ * Every hold ends; a queue the pause suspended continues. A failure to
+ * resume one is reported, and the others are released all the same.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, or the first driver error from resuming a queue.
+ */
+int drm_compute_userq_criu_resume(struct drm_compute_file *cfile, u32 *resumed)
+{
+	struct drm_compute_userq *q;
+	unsigned long id;
+	u32 n = 0;
+	int ret = 0, r;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		r = userq_criu_release(q);
+		drm_compute_userq_put(q);
+		if (r > 0)
+			n++;
+		else if (r < 0 && !ret)
+			ret = r;
+	}
+	*resumed = n;
 	return ret;
 }
 

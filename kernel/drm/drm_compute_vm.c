@@ -494,3 +494,14 @@ void drm_compute_gpuvm_unmap_all(struct drm_gpuvm *gpuvm)
 	drm_exec_fini(&exec);
 }
 EXPORT_SYMBOL(drm_compute_gpuvm_unmap_all);
+
+/**
+ * drm_compute_vm_criu_count - the GPU VMs a checkpoint of a file would save
+ * @cfile: the file's compute state
+ *
+ * Returns: the file's VMs.
+ */
+u32 drm_compute_vm_criu_count(struct drm_compute_file *cfile)
+{
+	return drm_compute_xa_count(&cfile->vms);
+}
