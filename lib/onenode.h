@@ -275,6 +275,32 @@ int onenode_criu_info(const struct onenode_device *dev,
 int onenode_criu_pause(const struct onenode_device *dev, uint32_t op,
 		       struct drm_compute_criu_pause *out);
 /**
+ * onenode_criu_checkpoint() - DRM_COMPUTE_OP_CRIU_CHECKPOINT with @args as
+ * the caller filled them. The same rights as onenode_criu_info().
+ */
+int onenode_criu_checkpoint(const struct onenode_device *dev,
+			    struct drm_compute_criu_checkpoint *args);
+/**
+ * onenode_criu_list() - a DRM_COMPUTE_CRIU_CKPT_LIST_* op of a paused file:
+ * up to *@count entries written to @entries, *@count set to the number the
+ * file has.
+ */
+int onenode_criu_list(const struct onenode_device *dev, uint32_t op, void *entries,
+		      uint32_t *count);
+/** onenode_criu_read_bo() - DRM_COMPUTE_CRIU_CKPT_READ_BO into @dst. */
+int onenode_criu_read_bo(const struct onenode_device *dev, uint32_t handle,
+			 uint64_t offset, void *dst, uint64_t size);
+/**
+ * onenode_criu_restore() - a DRM_COMPUTE_OP_CRIU_RESTORE op: BEGIN and END
+ * with NULL @entries and @count, the array ops with *@count entries at
+ * @entries (*@count set to those made, also on failure).
+ */
+int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *entries,
+			 uint32_t *count);
+/** onenode_criu_write_bo() - DRM_COMPUTE_CRIU_RESTORE_WRITE_BO from @src. */
+int onenode_criu_write_bo(const struct onenode_device *dev, uint32_t handle,
+			  uint64_t offset, const void *src, uint64_t size);
+/**
  * onenode_debugfs_path() - the path of a driver's debugfs file of @dev's
  * device: /sys/kernel/debug/dri/N/@file, for the N whose "name" names the
  * device (vcompute's vcompute_memory, vcompute_svm, ...). Mounts debugfs

@@ -93,6 +93,10 @@ unsigned long onenode_compute_request(unsigned int base, unsigned int op)
 		return DRM_COMPUTE_IOCTL_CRIU_INFO(base);
 	case DRM_COMPUTE_OP_CRIU_PAUSE:
 		return DRM_COMPUTE_IOCTL_CRIU_PAUSE(base);
+	case DRM_COMPUTE_OP_CRIU_CHECKPOINT:
+		return DRM_COMPUTE_IOCTL_CRIU_CHECKPOINT(base);
+	case DRM_COMPUTE_OP_CRIU_RESTORE:
+		return DRM_COMPUTE_IOCTL_CRIU_RESTORE(base);
 	}
 	return 0;
 }
@@ -226,6 +230,74 @@ int onenode_criu_pause(const struct onenode_device *dev, uint32_t op,
 	if (!ret && out)
 		*out = args;
 	return ret;
+}
+
+int onenode_criu_checkpoint(const struct onenode_device *dev,
+			    struct drm_compute_criu_checkpoint *args)
+{
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_CHECKPOINT, args);
+}
+
+int onenode_criu_list(const struct onenode_device *dev, uint32_t op, void *entries,
+		      uint32_t *count)
+{
+	struct drm_compute_criu_checkpoint args;
+	int ret;
+
+	if (!count || (!entries && *count))
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.count = *count;
+	args.ptr = (uintptr_t)entries;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &args);
+	if (!ret)
+		*count = args.count;
+	return ret;
+}
+
+int onenode_criu_read_bo(const struct onenode_device *dev, uint32_t handle,
+			 uint64_t offset, void *dst, uint64_t size)
+{
+	struct drm_compute_criu_checkpoint args;
+
+	memset(&args, 0, sizeof(args));
+	args.op = DRM_COMPUTE_CRIU_CKPT_READ_BO;
+	args.id = handle;
+	args.offset = offset;
+	args.size = size;
+	args.ptr = (uintptr_t)dst;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &args);
+}
+
+int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *entries,
+			 uint32_t *count)
+{
+	struct drm_compute_criu_restore args;
+	int ret;
+
+	memset(&args, 0, sizeof(args));
+	args.op = op;
+	args.count = count ? *count : 0;
+	args.ptr = (uintptr_t)entries;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_RESTORE, &args);
+	if (count)
+		*count = args.count;
+	return ret;
+}
+
+int onenode_criu_write_bo(const struct onenode_device *dev, uint32_t handle,
+			  uint64_t offset, const void *src, uint64_t size)
+{
+	struct drm_compute_criu_restore args;
+
+	memset(&args, 0, sizeof(args));
+	args.op = DRM_COMPUTE_CRIU_RESTORE_WRITE_BO;
+	args.id = handle;
+	args.offset = offset;
+	args.size = size;
+	args.ptr = (uintptr_t)src;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_RESTORE, &args);
 }
 
 int onenode_bo_mmap_offset(const struct onenode_device *dev, uint32_t handle,

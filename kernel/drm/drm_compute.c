@@ -117,7 +117,7 @@ bool drm_compute_device_svm(u32 id)
 /*
  * The mandatory callbacks of each feature, in the order drm_compute_ops
  * documents them. A feature is reported when all of its callbacks are set
- * (SVM and P2P_EXPORT also need USERQ's); a driver that sets some of them
+ * (SVM, P2P_EXPORT and CRIU also need USERQ's); a driver that sets some of them
  * but not all is refused at init (drm_compute_ops_check()).
  */
 struct drm_compute_op_need {
@@ -144,6 +144,9 @@ static const struct drm_compute_op_need drm_compute_op_needs[] = {
 	NEED(P2P_EXPORT, p2p_bo_create),
 	NEED(P2P_EXPORT, p2p_export),
 	NEED(P2P_EXPORT, p2p_move_to_host),
+	NEED(CRIU, bo_criu_placement),
+	NEED(CRIU, bo_criu_copy),
+	NEED(CRIU, vm_criu_mappings),
 };
 
 #undef NEED
@@ -176,12 +179,13 @@ static void drm_compute_ops_count(const struct drm_compute_ops *ops, u64 feature
  * @ops: the driver's operations
  *
  * Returns: DRM_COMPUTE_FEATURE_* bits whose mandatory callbacks are all set;
- * SVM and P2P_EXPORT only with USERQ.
+ * SVM, P2P_EXPORT and CRIU only with USERQ.
  */
 u64 drm_compute_features(const struct drm_compute_ops *ops)
 {
 	static const u64 all[] = { DRM_COMPUTE_FEATURE_USERQ, DRM_COMPUTE_FEATURE_SVM,
-				   DRM_COMPUTE_FEATURE_P2P_EXPORT };
+				   DRM_COMPUTE_FEATURE_P2P_EXPORT,
+				   DRM_COMPUTE_FEATURE_CRIU };
 	unsigned int i, set, unset;
 	u64 features = 0;
 
@@ -204,8 +208,8 @@ EXPORT_SYMBOL_IF_KUNIT(drm_compute_features);
  *
  * A driver implements a feature completely or not at all: one that sets
  * some of a feature's mandatory callbacks, but not every one, would
- * otherwise silently lose the feature. So would one that sets SVM's or
- * P2P_EXPORT's callbacks without USERQ's, or that implements USERQ and
+ * otherwise silently lose the feature. So would one that sets SVM's,
+ * P2P_EXPORT's or CRIU's callbacks without USERQ's, or that implements USERQ and
  * announces %DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP without @userq_wake.
  *
  * Returns: 0, or -EINVAL with *@missing naming the callback.
@@ -225,7 +229,7 @@ int drm_compute_ops_check(const struct drm_compute_ops *ops,
 		if (!unset)
 			complete |= f;
 	}
-	/* SVM or P2P_EXPORT callbacks ask for every USERQ callback too. */
+	/* SVM, P2P_EXPORT or CRIU callbacks ask for every USERQ one too. */
 	if (begun & ~DRM_COMPUTE_FEATURE_USERQ)
 		begun |= DRM_COMPUTE_FEATURE_USERQ;
 	for (i = 0; i < ARRAY_SIZE(drm_compute_op_needs); i++) {
@@ -489,11 +493,61 @@ int drm_compute_call(struct drm_device *dev, struct drm_compute_file *cfile,
 
 	if (!drm_dev_enter(dev, &idx))
 		return -ENODEV;
-	ret = fn(cfile, data);
+	/* A file being restored answers only the restore (DOC: Checkpoint/restore). */
+	if (READ_ONCE(cfile->restoring) && fn != drm_compute_criu_restore_ioctl)
+		ret = -EBUSY;
+	else
+		ret = fn(cfile, data);
 	drm_dev_exit(idx);
 	return ret;
 }
 EXPORT_SYMBOL(drm_compute_call);
+
+/**
+ * drm_compute_ioctl_check - refuse DRM core's ioctls on a file being restored
+ * @cfile: the file's compute state
+ * @cmd: the ioctl command
+ *
+ * Called by the driver's &file_operations.unlocked_ioctl before
+ * drm_ioctl() (DRM_COMPUTE_DEFINE_IOCTLS() defines such a wrapper). While
+ * a restore rebuilds the file (&drm_compute_file.restoring), DRM core's
+ * own ioctls, GEM close, PRIME and sync objects among them, would see or
+ * take handles the restore is placing: they fail. The driver's ioctls pass
+ * here; drm_compute_call() refuses those of the helper.
+ *
+ * Returns: 0, or -EBUSY.
+ */
+int drm_compute_ioctl_check(struct drm_compute_file *cfile, unsigned int cmd)
+{
+	if (!READ_ONCE(cfile->restoring))
+		return 0;
+	if (_IOC_TYPE(cmd) == DRM_IOCTL_BASE && _IOC_NR(cmd) >= DRM_COMMAND_BASE &&
+	    _IOC_NR(cmd) < DRM_COMMAND_END)
+		return 0;
+	return -EBUSY;
+}
+EXPORT_SYMBOL(drm_compute_ioctl_check);
+
+/**
+ * drm_compute_compat_ioctl - drm_compat_ioctl() where the kernel has it
+ * @filp: the file
+ * @cmd: the ioctl command
+ * @arg: its argument
+ *
+ * For the wrapper DRM_COMPUTE_DEFINE_IOCTLS() defines.
+ *
+ * Returns: drm_compat_ioctl()'s result, -ENOTTY without CONFIG_COMPAT.
+ */
+long drm_compute_compat_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg)
+{
+#ifdef CONFIG_COMPAT
+	return drm_compat_ioctl(filp, cmd, arg);
+#else
+	return -ENOTTY;
+#endif
+}
+EXPORT_SYMBOL(drm_compute_compat_ioctl);
 
 MODULE_DESCRIPTION("DRM compute helpers");
 MODULE_LICENSE("Dual MIT/GPL");

@@ -9,6 +9,8 @@
 #include <linux/idr.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
@@ -33,8 +35,12 @@
  * offset of any GEM object of the file through the GEM core.
  *
  * Checkpoint (drm_compute_bo_criu_*()): the buffers of a file are counted
- * from its GEM handle table, and a pause takes its exported ones from their
- * importers (DOC: Checkpoint/restore).
+ * and listed from its GEM handle table, a pause takes its exported ones
+ * from their importers, and the contents of the others are copied between
+ * the buffer and the checkpoint tool's memory by the driver
+ * (&drm_compute_ops.bo_criu_copy). A restore creates each buffer as
+ * BO_CREATE would, then moves it to the handle the image names, which the
+ * file's restoring state keeps free of other calls (DOC: Checkpoint/restore).
  *
  * Locking: none of the helper's for creation; the GEM core's handle table
  * and the object's own locks. The checkpoint functions run under the
@@ -131,7 +137,7 @@ void drm_compute_bo_criu_count(struct drm_compute_file *cfile,
 {
 	struct drm_file *file = cfile->file;
 	struct drm_gem_object *obj;
-	u32 bos = 0, exports = 0, imports = 0;
+	u32 bos = 0, exports = 0, imports = 0, unsaved = 0;
 	int handle;
 
 	spin_lock(&file->table_lock);
@@ -141,11 +147,13 @@ void drm_compute_bo_criu_count(struct drm_compute_file *cfile,
 			imports++;
 		else if (READ_ONCE(obj->dma_buf))
 			exports++;
+		unsaved += !drm_compute_bo_criu_savable(cfile->cdev, obj);
 	}
 	spin_unlock(&file->table_lock);
 	args->bos = bos;
 	args->exports = exports;
 	args->imports = imports;
+	args->unsaved += unsaved;
 }
 
 static bool bo_exported(struct drm_gem_object *obj)
@@ -154,12 +162,13 @@ static bool bo_exported(struct drm_gem_object *obj)
 }
 
 /*
- * The file's exported buffers, each with a reference, and their handles:
- * *@n of them. A buffer exported after the count is left out: CRIU has
- * frozen the file's users.
+ * The file's buffers (@exported: only the exported ones), each with a
+ * reference, and their handles, in ascending handle order: *@n of them. A
+ * buffer made after the count is left out: CRIU has frozen the file's
+ * users.
  */
-static int file_exports(struct drm_compute_file *cfile,
-			struct drm_gem_object ***objs, u32 **handles, u32 *n)
+static int file_bos(struct drm_compute_file *cfile, bool exported,
+		    struct drm_gem_object ***objs, u32 **handles, u32 *n)
 {
 	struct drm_file *file = cfile->file;
 	struct drm_gem_object *obj;
@@ -168,7 +177,7 @@ static int file_exports(struct drm_compute_file *cfile,
 
 	spin_lock(&file->table_lock);
 	idr_for_each_entry(&file->object_idr, obj, handle)
-		max += bo_exported(obj);
+		max += !exported || bo_exported(obj);
 	spin_unlock(&file->table_lock);
 
 	*objs = kvcalloc(max(max, 1U), sizeof(**objs), GFP_KERNEL);
@@ -184,7 +193,7 @@ static int file_exports(struct drm_compute_file *cfile,
 	idr_for_each_entry(&file->object_idr, obj, handle) {
 		if (i == max)
 			break;
-		if (!bo_exported(obj))
+		if (exported && !bo_exported(obj))
 			continue;
 		drm_gem_object_get(obj);
 		(*objs)[i] = obj;
@@ -275,7 +284,7 @@ int drm_compute_bo_criu_pause(struct drm_compute_file *cfile, u32 *exports)
 	int ret;
 
 	lockdep_assert_held(&cfile->criu_lock);
-	ret = file_exports(cfile, &objs, &handles, &nb);
+	ret = file_bos(cfile, true, &objs, &handles, &nb);
 	if (ret)
 		return ret;
 	for (i = 0; i < nb; i++) {
@@ -360,4 +369,226 @@ void drm_compute_bo_criu_fini(struct drm_compute_file *cfile)
 	bos_put(cfile->paused_bos, cfile->nr_paused_bos);
 	cfile->paused_bos = NULL;
 	cfile->nr_paused_bos = 0;
+}
+
+/**
+ * drm_compute_bo_criu_savable - whether a checkpoint can save a buffer
+ * @cdev: the device
+ * @obj: a GEM object with a handle in a file of @cdev
+ *
+ * A buffer of this device the driver can save (&drm_compute_ops
+ * .bo_criu_placement), not made for export and not exported: exports and
+ * imports are not saved yet.
+ *
+ * Context: any; does not sleep.
+ *
+ * Returns: true when it can be saved.
+ */
+bool drm_compute_bo_criu_savable(struct drm_compute_device *cdev,
+				 struct drm_gem_object *obj)
+{
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_CRIU) ||
+	    obj->dev != cdev->drm || drm_gem_is_imported(obj) ||
+	    READ_ONCE(obj->dma_buf) || bo_export_state(cdev, obj))
+		return false;
+	return cdev->ops->bo_criu_placement(obj) != 0;
+}
+
+/* 0 for a buffer without one: an unallocated node starts at 0. */
+static u64 bo_mmap_offset(struct drm_gem_object *obj)
+{
+	return drm_vma_node_offset_addr(&obj->vma_node);
+}
+
+/**
+ * drm_compute_bo_criu_list - %DRM_COMPUTE_CRIU_CKPT_LIST_BOS
+ * @cfile: the paused file
+ * @args: the call: up to @count entries written at @ptr, @count set to the
+ *	  number of buffers
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT or -ENOMEM.
+ */
+int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
+			     struct drm_compute_criu_checkpoint *args)
+{
+	struct drm_compute_criu_bo __user *out = u64_to_user_ptr(args->ptr);
+	struct drm_gem_object **objs;
+	u32 *handles, n, i;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	ret = file_bos(cfile, false, &objs, &handles, &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < min(n, args->count); i++) {
+		struct drm_compute_criu_bo e = {
+			.handle = handles[i],
+			.size = objs[i]->size,
+			.placement = cfile->cdev->ops->bo_criu_placement(objs[i]),
+			.mmap_offset = bo_mmap_offset(objs[i]),
+		};
+
+		if (copy_to_user(&out[i], &e, sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	bos_put(objs, n);
+	kvfree(handles);
+	if (!ret)
+		args->count = n;
+	return ret;
+}
+
+/**
+ * drm_compute_bo_criu_copy - copy a buffer's contents out (checkpoint) or in
+ * (restore)
+ * @cfile: the file, paused or restoring
+ * @handle: the buffer
+ * @offset: byte offset into it
+ * @size: bytes
+ * @ptr: the caller's memory
+ * @dir: ITER_DEST to read the buffer into @ptr, ITER_SOURCE to write it
+ *
+ * The bytes go straight between the buffer and the caller's pages
+ * (&drm_compute_ops.bo_criu_copy), in the pieces the caller asks for.
+ *
+ * Context: process; &drm_compute_file.criu_lock held, no other helper
+ * lock (the copy may fault the caller's memory in).
+ *
+ * Returns: 0, -ENOENT, -EINVAL for a range outside the buffer or longer
+ * than MAX_RW_COUNT, -EOPNOTSUPP for a buffer that cannot be saved,
+ * -EFAULT, or the driver's error.
+ */
+int drm_compute_bo_criu_copy(struct drm_compute_file *cfile, u32 handle,
+			     u64 offset, u64 size, u64 ptr, int dir)
+{
+	struct drm_gem_object *obj;
+	struct iov_iter iter;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (!size || size > MAX_RW_COUNT)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(cfile->file, handle);
+	if (!obj)
+		return -ENOENT;
+	if (offset > obj->size || size > obj->size - offset) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (!drm_compute_bo_criu_savable(cfile->cdev, obj)) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	ret = import_ubuf(dir, u64_to_user_ptr(ptr), size, &iter);
+	if (!ret)
+		ret = cfile->cdev->ops->bo_criu_copy(obj, offset, &iter);
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/*
+ * Give the buffer at handle @from the handle @to instead. The file is
+ * restoring, so no other call looks at its handles meanwhile, and the
+ * buffer is new, so it has no dma-buf whose PRIME entry would name the
+ * old handle.
+ */
+static int bo_move_handle(struct drm_file *file, u32 from, u32 to)
+{
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (from == to)
+		return 0;
+	idr_preload(GFP_KERNEL);
+	spin_lock(&file->table_lock);
+	obj = idr_find(&file->object_idr, from);
+	ret = idr_alloc(&file->object_idr, obj, to, to + 1, GFP_NOWAIT);
+	if (ret >= 0)
+		idr_remove(&file->object_idr, from);
+	spin_unlock(&file->table_lock);
+	idr_preload_end();
+	if (ret == -ENOSPC)
+		return -EEXIST;
+	return ret < 0 ? ret : 0;
+}
+
+static int bo_criu_restore_one(struct drm_compute_file *cfile,
+			       struct drm_compute_criu_bo *e)
+{
+	struct drm_compute_bo_create create = {
+		.size = e->size,
+		.placement = e->placement,
+	};
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (e->flags)
+		return -EOPNOTSUPP;
+	/* Handles are idr ids: 1 to INT_MAX. */
+	if (!e->handle || e->handle >= INT_MAX || e->mmap_offset || e->reserved)
+		return -EINVAL;
+	ret = drm_compute_bo_create_ioctl(cfile, &create);
+	if (ret)
+		return ret;
+	ret = bo_move_handle(cfile->file, create.handle, e->handle);
+	if (ret) {
+		drm_gem_handle_delete(cfile->file, create.handle);
+		return ret;
+	}
+	obj = drm_gem_object_lookup(cfile->file, e->handle);
+	if (WARN_ON(!obj))
+		return -ENOENT;
+	ret = drm_gem_create_mmap_offset(obj);
+	if (!ret)
+		e->mmap_offset = bo_mmap_offset(obj);
+	drm_gem_object_put(obj);
+	if (ret)
+		drm_gem_handle_delete(cfile->file, e->handle);
+	return ret;
+}
+
+/**
+ * drm_compute_bo_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_BOS
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr; @count set to those made
+ *
+ * Each buffer is created zeroed, with &struct drm_compute_bo_create's
+ * rules, at the handle its entry names, and given an mmap offset, which is
+ * written back to the entry.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0 or the first entry's error, as &struct
+ * drm_compute_criu_restore documents.
+ */
+int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
+				struct drm_compute_criu_restore *args)
+{
+	struct drm_compute_criu_bo __user *in = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_bo e;
+	int ret = 0;
+	u32 i;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (i = 0; i < args->count; i++) {
+		if (copy_from_user(&e, &in[i], sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = bo_criu_restore_one(cfile, &e);
+		if (ret)
+			break;
+		if (put_user(e.mmap_offset, &in[i].mmap_offset)) {
+			drm_gem_handle_delete(cfile->file, e.handle);
+			ret = -EFAULT;
+			break;
+		}
+	}
+	args->count = i;
+	return ret;
 }

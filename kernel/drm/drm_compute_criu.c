@@ -4,7 +4,12 @@
  */
 
 #include <linux/export.h>
+#include <linux/idr.h>
 #include <linux/mutex.h>
+#include <linux/uio.h>
+
+#include <drm/drm_file.h>
+#include <drm/drm_print.h>
 
 #include <drm/drm_compute.h>
 
@@ -24,7 +29,11 @@
  *
  * %DRM_COMPUTE_OP_CRIU_INFO counts what a checkpoint of a file would have
  * to save: buffers (exported and imported ones apart), GPU VMs, user queues
- * and SVM attribute ranges.
+ * and SVM attribute ranges, and, of those, the objects the device cannot
+ * save (&drm_compute_criu_info.unsaved): every one without
+ * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues, SVM VMs, exported and
+ * imported buffers, and mappings of a buffer the file has no handle to.
+ * The kernel decides this, not the tool.
  *
  * %DRM_COMPUTE_OP_CRIU_PAUSE is the phase before anything is saved, as
  * KFD's: it suspends the file's running queues and holds every queue (no
@@ -47,13 +56,36 @@
  * before buffers are taken from their importers, and a failure undoes the
  * steps before it.
  *
- * No driver saves the objects yet; CRIU's onenode plugin pauses a file,
- * fails the dump of one that holds any object, and resumes it, so that the
- * process goes on running instead of being restored without its GPU state.
- * The later phases (checkpoint, restore) take the numbers 0x10..0x1f of the
- * compute range.
+ * %DRM_COMPUTE_OP_CRIU_CHECKPOINT works on a paused file that holds
+ * nothing unsaved: it lists the buffers (handle, size, placement, mmap
+ * offset), the VMs (id, flags) and their mappings (read from the driver,
+ * &drm_compute_ops.vm_criu_mappings), and copies a buffer's contents
+ * straight between the buffer and the tool's memory
+ * (&drm_compute_ops.bo_criu_copy), in pieces the tool chooses: there is no
+ * staging copy in the kernel, and the file is left as it was.
  *
- * Locking: the GEM handle table is walked under &drm_file.table_lock; VMs
+ * %DRM_COMPUTE_OP_CRIU_RESTORE rebuilds a file: BEGIN puts a file that
+ * holds nothing in the restoring state (&drm_compute_file.restoring), in
+ * which every other ioctl fails with -EBUSY, DRM core's among them
+ * (drm_compute_ioctl_check(), drm_compute_call()), so no concurrent call
+ * sees a half-made file or takes a handle the image names; buffers are
+ * created with BO_CREATE's rules and moved to the handle the image names,
+ * VMs created at their ids, mappings made with VM_BIND's rules; END makes
+ * it an ordinary file. A restore that fails is given up by closing the
+ * file, which frees all it made. Upstream's GEM_CHANGE_HANDLE, which moved
+ * handles of a live file and raced (CVE-2026-53145), is not needed.
+ *
+ * Not saved yet: user queues (their ring and context save area need the
+ * queue stopped at a packet boundary and restarted there), sync objects,
+ * SVM VMs, exported and imported buffers. A driver gets
+ * %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks of
+ * &struct drm_compute_ops.
+ *
+ * Locking: the checkpoint and restore ops run under
+ * &drm_compute_file.criu_lock; a buffer's contents are copied with no other
+ * helper lock held, as the copy may fault the tool's memory in (the
+ * driver's buffer keeps its pages while it is not an export). The GEM
+ * handle table is walked under &drm_file.table_lock; VMs
  * and queues are counted from their id tables (RCU), and each SVM VM's
  * attribute ranges under its &drm_compute_vm_svm.lock, with a reference on
  * the VM and no other helper lock held, after the attributes of memory
@@ -78,6 +110,25 @@
  * the descriptor becomes its owner with one such call.
  */
 
+/* Count a file's objects, and those of them a checkpoint cannot save. */
+static int criu_count(struct drm_compute_file *cfile,
+		      struct drm_compute_criu_info *args)
+{
+	int vms_unsaved;
+
+	args->unsaved = 0;
+	drm_compute_bo_criu_count(cfile, args);
+	args->vms = drm_compute_vm_criu_count(cfile);
+	args->userqs = drm_compute_userq_criu_count(cfile);
+	args->svm_ranges = drm_compute_svm_criu_count(cfile);
+	vms_unsaved = drm_compute_vm_criu_unsaved(cfile);
+	if (vms_unsaved < 0)
+		return vms_unsaved;
+	/* No queue is saved yet: its ring and context are not. */
+	args->unsaved += vms_unsaved + args->userqs;
+	return 0;
+}
+
 /**
  * drm_compute_criu_info_ioctl - count what a checkpoint of a file would save
  * @cfile: the file's compute state
@@ -86,7 +137,8 @@
  * DRM core has checked the caller (%DRM_CHECKPOINT_RESTORE) before this
  * runs.
  *
- * Returns: 0, or -EINVAL for non-zero flags, pad, out fields or reserved.
+ * Returns: 0, -EINVAL for non-zero flags, out fields or reserved, -EINTR
+ * or -ENOMEM.
  */
 int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data)
 {
@@ -97,11 +149,7 @@ int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data)
 				   sizeof(*args) - offsetofend(typeof(*args), flags)))
 		return -EINVAL;
 
-	drm_compute_bo_criu_count(cfile, args);
-	args->vms = drm_compute_vm_criu_count(cfile);
-	args->userqs = drm_compute_userq_criu_count(cfile);
-	args->svm_ranges = drm_compute_svm_criu_count(cfile);
-	return 0;
+	return criu_count(cfile, args);
 }
 EXPORT_SYMBOL(drm_compute_criu_info_ioctl);
 
@@ -209,3 +257,165 @@ void drm_compute_criu_file_fini(struct drm_compute_file *cfile)
 	drm_compute_bo_criu_fini(cfile);
 	mutex_unlock(&cfile->criu_lock);
 }
+
+/* Whether a file holds nothing: what a restore may begin on. */
+static bool file_empty(struct drm_compute_file *cfile)
+{
+	bool empty;
+
+	spin_lock(&cfile->file->table_lock);
+	empty = idr_is_empty(&cfile->file->object_idr);
+	spin_unlock(&cfile->file->table_lock);
+	return empty && xa_empty(&cfile->vms) && xa_empty(&cfile->queues);
+}
+
+static int criu_checkpoint(struct drm_compute_file *cfile,
+			   struct drm_compute_criu_checkpoint *args)
+{
+	struct drm_compute_criu_info info = {};
+	int ret;
+
+	if (!cfile->paused)
+		return -EBUSY;
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_READ_BO)
+		return drm_compute_bo_criu_copy(cfile, args->id, args->offset,
+						args->size, args->ptr, ITER_DEST);
+	/* The kernel says what cannot be saved, not the tool. */
+	ret = criu_count(cfile, &info);
+	if (ret)
+		return ret;
+	if (info.unsaved) {
+		drm_dbg_driver(cfile->cdev->drm,
+			       "criu: checkpoint: %u objects cannot be saved\n",
+			       info.unsaved);
+		return -EOPNOTSUPP;
+	}
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_BOS)
+		return drm_compute_bo_criu_list(cfile, args);
+	return drm_compute_vm_criu_list(cfile, args);
+}
+
+/**
+ * drm_compute_criu_checkpoint_ioctl - save what a paused file holds
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_criu_checkpoint
+ *
+ * DRM core has checked the caller (%DRM_CHECKPOINT_RESTORE) before this
+ * runs.
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_criu_checkpoint
+ * documents.
+ */
+int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_criu_checkpoint *args = data;
+	int ret;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU))
+		return -EOPNOTSUPP;
+	if (args->flags || args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	switch (args->op) {
+	case DRM_COMPUTE_CRIU_CKPT_LIST_BOS:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_VMS:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS:
+		if (args->id || args->offset || args->size)
+			return -EINVAL;
+		break;
+	case DRM_COMPUTE_CRIU_CKPT_READ_BO:
+		if (args->count)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	ret = mutex_lock_interruptible(&cfile->criu_lock);
+	if (ret)
+		return ret;
+	ret = criu_checkpoint(cfile, args);
+	mutex_unlock(&cfile->criu_lock);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_criu_checkpoint_ioctl);
+
+static int criu_restore(struct drm_compute_file *cfile,
+			struct drm_compute_criu_restore *args)
+{
+	if (args->op == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
+		if (cfile->restoring || cfile->paused)
+			return -EBUSY;
+		/* Set first: from here on no other call makes an object. */
+		WRITE_ONCE(cfile->restoring, true);
+		if (!file_empty(cfile)) {
+			WRITE_ONCE(cfile->restoring, false);
+			return -EBUSY;
+		}
+		return 0;
+	}
+	if (!cfile->restoring)
+		return -EBUSY;
+	switch (args->op) {
+	case DRM_COMPUTE_CRIU_RESTORE_BOS:
+		return drm_compute_bo_criu_restore(cfile, args);
+	case DRM_COMPUTE_CRIU_RESTORE_WRITE_BO:
+		return drm_compute_bo_criu_copy(cfile, args->id, args->offset,
+						args->size, args->ptr, ITER_SOURCE);
+	case DRM_COMPUTE_CRIU_RESTORE_VMS:
+	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
+		return drm_compute_vm_criu_restore(cfile, args);
+	default:	/* DRM_COMPUTE_CRIU_RESTORE_END */
+		WRITE_ONCE(cfile->restoring, false);
+		return 0;
+	}
+}
+
+/**
+ * drm_compute_criu_restore_ioctl - rebuild a checkpointed file's objects
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_criu_restore
+ *
+ * DRM core has checked the caller (%DRM_CHECKPOINT_RESTORE) before this
+ * runs.
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_criu_restore
+ * documents.
+ */
+int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_criu_restore *args = data;
+	int ret;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU))
+		return -EOPNOTSUPP;
+	if (args->flags || args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	switch (args->op) {
+	case DRM_COMPUTE_CRIU_RESTORE_BEGIN:
+	case DRM_COMPUTE_CRIU_RESTORE_END:
+		if (args->count || args->id || args->ptr || args->offset ||
+		    args->size)
+			return -EINVAL;
+		break;
+	case DRM_COMPUTE_CRIU_RESTORE_BOS:
+	case DRM_COMPUTE_CRIU_RESTORE_VMS:
+	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
+		if (args->id || args->offset || args->size)
+			return -EINVAL;
+		break;
+	case DRM_COMPUTE_CRIU_RESTORE_WRITE_BO:
+		if (args->count)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	ret = mutex_lock_interruptible(&cfile->criu_lock);
+	if (ret)
+		return ret;
+	ret = criu_restore(cfile, args);
+	mutex_unlock(&cfile->criu_lock);
+	return ret;
+}
+EXPORT_SYMBOL(drm_compute_criu_restore_ioctl);

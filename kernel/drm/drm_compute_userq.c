@@ -1067,6 +1067,9 @@ int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data)
 		return -EOPNOTSUPP;
 	if (args->flags)
 		return -EINVAL;
+	/* Outside drm_compute_call(), which refuses the others. */
+	if (READ_ONCE(cfile->restoring))
+		return -EBUSY;
 	q = userq_lookup(cfile, args->queue_id);
 	if (!q)
 		return -ENOENT;

@@ -3,14 +3,18 @@
  * Copyright 2026 The onenode authors
  */
 
+#include <linux/dma-resv.h>
 #include <linux/export.h>
+#include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include <kunit/visibility.h>
 
 #include <drm/drm_compute.h>
 #include <drm/drm_exec.h>
+#include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_gpuvm.h>
 #include <drm/drm_print.h>
@@ -93,28 +97,15 @@ void drm_compute_vm_put(struct drm_compute_vm *vm)
 }
 EXPORT_SYMBOL(drm_compute_vm_put);
 
-/**
- * drm_compute_vm_create_ioctl - %DRM_COMPUTE_OP_VM_CREATE
- * @cfile: the file's compute state
- * @data: &struct drm_compute_vm_create
- *
- * Returns: 0 or a negative errno, as &struct drm_compute_vm_create
- * documents.
+/*
+ * Create a VM with @flags (validated) at id *@id, or at a new id when *@id
+ * is 0, which is then set.
  */
-int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
+static int vm_create(struct drm_compute_file *cfile, u32 flags, u32 *id)
 {
 	struct drm_compute_device *cdev = cfile->cdev;
-	struct drm_compute_vm_create *args = data;
 	struct drm_compute_vm *vm;
 	int ret;
-
-	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
-		return -EOPNOTSUPP;
-	if ((args->flags & ~DRM_COMPUTE_VM_CREATE_FLAGS_KNOWN) || args->vm_id)
-		return -EINVAL;
-	if ((args->flags & DRM_COMPUTE_VM_CREATE_SVM) &&
-	    !(cdev->features & DRM_COMPUTE_FEATURE_SVM))
-		return -EOPNOTSUPP;
 
 	mutex_lock(&cfile->lock);
 	if (drm_compute_xa_count(&cfile->vms) >= cdev->info.max_vms) {
@@ -131,7 +122,7 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 	vm->num_queues = 0;
 	vm->flags = 0;
 	kref_init(&vm->ref);
-	if (args->flags & DRM_COMPUTE_VM_CREATE_SVM) {
+	if (flags & DRM_COMPUTE_VM_CREATE_SVM) {
 		/* Sets vm->flags only once it succeeded. */
 		ret = drm_compute_svm_vm_init(vm);
 		if (ret) {
@@ -139,15 +130,47 @@ int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
 			goto out;
 		}
 	}
-	ret = xa_alloc(&cfile->vms, &vm->id, vm, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
+	if (*id) {
+		vm->id = *id;
+		ret = xa_insert(&cfile->vms, *id, vm, GFP_KERNEL);
+		if (ret == -EBUSY)
+			ret = -EEXIST;
+	} else {
+		ret = xa_alloc(&cfile->vms, &vm->id, vm, XA_LIMIT(1, U32_MAX),
+			       GFP_KERNEL);
+	}
 	if (ret) {
 		drm_compute_vm_put(vm);
 		goto out;
 	}
-	args->vm_id = vm->id;
+	*id = vm->id;
 out:
 	mutex_unlock(&cfile->lock);
 	return ret;
+}
+
+/**
+ * drm_compute_vm_create_ioctl - %DRM_COMPUTE_OP_VM_CREATE
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_vm_create
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_vm_create
+ * documents.
+ */
+int drm_compute_vm_create_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_vm_create *args = data;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	if ((args->flags & ~DRM_COMPUTE_VM_CREATE_FLAGS_KNOWN) || args->vm_id)
+		return -EINVAL;
+	if ((args->flags & DRM_COMPUTE_VM_CREATE_SVM) &&
+	    !(cdev->features & DRM_COMPUTE_FEATURE_SVM))
+		return -EOPNOTSUPP;
+
+	return vm_create(cfile, args->flags, &args->vm_id);
 }
 EXPORT_SYMBOL(drm_compute_vm_create_ioctl);
 
@@ -297,6 +320,22 @@ static const struct drm_compute_gpuvm_pt_ops *pt_ops(struct drm_gpuvm *gpuvm)
 	return &container_of(gpuvm->ops, struct drm_compute_gpuvm_funcs, gpuvm)->pt;
 }
 
+/*
+ * A mapping's DRM_COMPUTE_VM_BIND_* flags live in its gpuva's user bits,
+ * for a checkpoint to read back (drm_compute_gpuvm_criu_mappings()).
+ */
+#define GPUVA_BIND_SHIFT	ilog2(DRM_GPUVA_USERBITS)
+
+static enum drm_gpuva_flags gpuva_flags(u64 bind_flags)
+{
+	return (enum drm_gpuva_flags)(bind_flags << GPUVA_BIND_SHIFT);
+}
+
+static u64 gpuva_bind_flags(const struct drm_gpuva *va)
+{
+	return ((u64)va->flags >> GPUVA_BIND_SHIFT) & DRM_COMPUTE_VM_BIND_FLAGS_KNOWN;
+}
+
 static int gpuvm_map(struct drm_gpuvm *gpuvm, const struct drm_compute_bind *bind)
 {
 	const struct drm_compute_gpuvm_pt_ops *pt = pt_ops(gpuvm);
@@ -332,6 +371,7 @@ static int gpuvm_map(struct drm_gpuvm *gpuvm, const struct drm_compute_bind *bin
 	pt->map(gpuvm, bind->va, bind->range, bind->obj, bind->bo_offset,
 		bind->flags);
 	drm_gpuva_map(gpuvm, va, &op);
+	va->flags = gpuva_flags(bind->flags);
 	drm_gpuva_link(va, vm_bo);
 	drm_gpuvm_bo_extobj_add(vm_bo);
 	drm_gpuvm_bo_put(vm_bo);
@@ -383,10 +423,14 @@ static int gpuvm_unmap(struct drm_gpuvm *gpuvm, u64 addr, u64 range)
 			if (op->remap.next)
 				next = spare[used++];
 			drm_gpuva_remap(prev, next, &op->remap);
-			if (prev)
+			if (prev) {
+				prev->flags = old->flags;
 				drm_gpuva_link(prev, old->vm_bo);
-			if (next)
+			}
+			if (next) {
+				next->flags = old->flags;
 				drm_gpuva_link(next, old->vm_bo);
+			}
 			drm_gpuva_unlink(old);
 			kfree(old);
 			break;
@@ -504,4 +548,327 @@ EXPORT_SYMBOL(drm_compute_gpuvm_unmap_all);
 u32 drm_compute_vm_criu_count(struct drm_compute_file *cfile)
 {
 	return drm_compute_xa_count(&cfile->vms);
+}
+
+/**
+ * drm_compute_gpuvm_criu_mappings - &drm_compute_ops.vm_criu_mappings for
+ * drivers on drm_gpuvm
+ * @gpuvm: the VM, as for drm_compute_gpuvm_bind()
+ * @maps: filled with up to @max mappings, each with a reference on its
+ *	  buffer
+ * @max: entries of @maps
+ * @n: set to the mappings the VM has
+ *
+ * Reads the drm_gpuvm tree under the VM's reservation, so it sees every
+ * bind that returned.
+ *
+ * Returns: 0, or -EINTR while waiting for the reservation.
+ */
+int drm_compute_gpuvm_criu_mappings(struct drm_gpuvm *gpuvm,
+				    struct drm_compute_criu_map *maps, u32 max,
+				    u32 *n)
+{
+	struct drm_gpuva *va;
+	u32 i = 0;
+	int ret;
+
+	ret = dma_resv_lock_interruptible(drm_gpuvm_resv(gpuvm), NULL);
+	if (ret)
+		return ret;
+	drm_gpuvm_for_each_va(va, gpuvm) {
+		if (!va->gem.obj)
+			continue;
+		if (i < max) {
+			drm_gem_object_get(va->gem.obj);
+			maps[i] = (struct drm_compute_criu_map) {
+				.obj = va->gem.obj,
+				.flags = gpuva_bind_flags(va),
+				.bo_offset = va->gem.offset,
+				.va = va->va.addr,
+				.range = va->va.range,
+			};
+		}
+		i++;
+	}
+	dma_resv_unlock(drm_gpuvm_resv(gpuvm));
+	*n = i;
+	return 0;
+}
+EXPORT_SYMBOL(drm_compute_gpuvm_criu_mappings);
+
+/* The handle @obj has in @file, 0 for none. */
+static u32 file_handle_of(struct drm_file *file, struct drm_gem_object *obj)
+{
+	struct drm_gem_object *o;
+	int handle;
+
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, o, handle)
+		if (o == obj)
+			break;
+	spin_unlock(&file->table_lock);
+	return o ? handle : 0;
+}
+
+/*
+ * The mappings of @vm as checkpoint entries: *@out (kvfree()d by the
+ * caller), *@n of them; *@unnamed counts those whose buffer has no handle
+ * in the file, which a restore could not name (their entry has handle 0).
+ */
+static int vm_mappings(struct drm_compute_vm *vm,
+		       struct drm_compute_criu_mapping **out, u32 *n,
+		       u32 *unnamed)
+{
+	const struct drm_compute_ops *ops = vm->cdev->ops;
+	struct drm_compute_criu_map *maps = NULL;
+	struct drm_compute_criu_mapping *e;
+	u32 max = 0, got, i;
+	int ret;
+
+	/* Size, then fill; a VM that grew in between is read again. */
+	for (;;) {
+		ret = ops->vm_criu_mappings(vm, maps, max, &got);
+		if (ret || got <= max)
+			break;
+		for (i = 0; i < max; i++)
+			drm_gem_object_put(maps[i].obj);
+		kvfree(maps);
+		max = got;
+		maps = kvcalloc(max, sizeof(*maps), GFP_KERNEL);
+		if (!maps)
+			return -ENOMEM;
+	}
+	if (ret) {
+		kvfree(maps);
+		return ret;
+	}
+	e = kvcalloc(max(got, 1U), sizeof(*e), GFP_KERNEL);
+	for (i = 0; i < got; i++) {
+		if (e) {
+			e[i] = (struct drm_compute_criu_mapping) {
+				.vm_id = vm->id,
+				.handle = file_handle_of(vm->cfile->file, maps[i].obj),
+				.flags = maps[i].flags,
+				.bo_offset = maps[i].bo_offset,
+				.va = maps[i].va,
+				.range = maps[i].range,
+			};
+			*unnamed += !e[i].handle;
+		}
+		drm_gem_object_put(maps[i].obj);
+	}
+	kvfree(maps);
+	if (!e)
+		return -ENOMEM;
+	*out = e;
+	*n = got;
+	return 0;
+}
+
+/*
+ * Each VM of @cfile in id order, referenced, up to @max: how many there
+ * were (the file's users are frozen: none comes or goes).
+ */
+static u32 file_vms(struct drm_compute_file *cfile, struct drm_compute_vm **vms,
+		    u32 max)
+{
+	struct drm_compute_vm *vm;
+	unsigned long id;
+	u32 n = 0;
+
+	mutex_lock(&cfile->lock);
+	xa_for_each(&cfile->vms, id, vm) {
+		if (n < max) {
+			kref_get(&vm->ref);
+			vms[n] = vm;
+		}
+		n++;
+	}
+	mutex_unlock(&cfile->lock);
+	return n;
+}
+
+static void vms_put(struct drm_compute_vm **vms, u32 n)
+{
+	while (n--)
+		drm_compute_vm_put(vms[n]);
+	kvfree(vms);
+}
+
+static int file_vms_get(struct drm_compute_file *cfile,
+			struct drm_compute_vm ***vms, u32 *n)
+{
+	u32 max = drm_compute_xa_count(&cfile->vms);
+
+	*vms = kvcalloc(max(max, 1U), sizeof(**vms), GFP_KERNEL);
+	if (!*vms)
+		return -ENOMEM;
+	*n = min(file_vms(cfile, *vms, max), max);
+	return 0;
+}
+
+/**
+ * drm_compute_vm_criu_unsaved - the VMs and mappings a checkpoint cannot
+ * save
+ * @cfile: the file's compute state
+ *
+ * SVM VMs (their ranges are not saved yet) and mappings of a buffer the
+ * file has no handle to.
+ *
+ * Context: process; takes &drm_compute_file.lock and each VM's
+ * reservation.
+ *
+ * Returns: their number, every VM without %DRM_COMPUTE_FEATURE_CRIU, or a
+ * negative errno.
+ */
+int drm_compute_vm_criu_unsaved(struct drm_compute_file *cfile)
+{
+	struct drm_compute_criu_mapping *e;
+	struct drm_compute_vm **vms;
+	u32 nvm, n, i, unsaved = 0;
+	int ret;
+
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU))
+		return drm_compute_xa_count(&cfile->vms);
+	ret = file_vms_get(cfile, &vms, &nvm);
+	if (ret)
+		return ret;
+	for (i = 0; i < nvm; i++) {
+		if (vms[i]->flags & DRM_COMPUTE_VM_CREATE_SVM) {
+			unsaved++;
+			continue;
+		}
+		ret = vm_mappings(vms[i], &e, &n, &unsaved);
+		if (ret)
+			break;
+		kvfree(e);
+	}
+	vms_put(vms, nvm);
+	return ret ?: unsaved;
+}
+
+/**
+ * drm_compute_vm_criu_list - %DRM_COMPUTE_CRIU_CKPT_LIST_VMS and
+ * %DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS
+ * @cfile: the paused file, which holds nothing unsaved
+ * @args: the call: up to @count entries written at @ptr, @count set to the
+ *	  number the file has
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT, -EINTR or -ENOMEM.
+ */
+int drm_compute_vm_criu_list(struct drm_compute_file *cfile,
+			     struct drm_compute_criu_checkpoint *args)
+{
+	void __user *out = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_mapping *e;
+	struct drm_compute_vm **vms;
+	u32 nvm, n, i, total = 0, unnamed = 0, put;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	ret = file_vms_get(cfile, &vms, &nvm);
+	if (ret)
+		return ret;
+	for (i = 0; i < nvm && !ret; i++) {
+		if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_VMS) {
+			struct drm_compute_criu_vm v = {
+				.id = vms[i]->id,
+				.flags = vms[i]->flags,
+			};
+
+			if (total < args->count &&
+			    copy_to_user(out + total * sizeof(v), &v, sizeof(v)))
+				ret = -EFAULT;
+			total++;
+			continue;
+		}
+		ret = vm_mappings(vms[i], &e, &n, &unnamed);
+		if (ret)
+			break;
+		put = min(n, args->count - min(total, args->count));
+		if (copy_to_user(out + total * sizeof(*e), e, put * sizeof(*e)))
+			ret = -EFAULT;
+		total += n;
+		kvfree(e);
+	}
+	vms_put(vms, nvm);
+	if (!ret && unnamed)
+		ret = -EOPNOTSUPP;
+	if (!ret)
+		args->count = total;
+	return ret;
+}
+
+/**
+ * drm_compute_vm_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_VMS and
+ * %DRM_COMPUTE_CRIU_RESTORE_MAPPINGS
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr; @count set to those made
+ *
+ * VMs are created at the ids their entries name, mappings with the rules
+ * and the driver path of &struct drm_compute_vm_bind.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0 or the first entry's error, as &struct
+ * drm_compute_criu_restore documents.
+ */
+int drm_compute_vm_criu_restore(struct drm_compute_file *cfile,
+				struct drm_compute_criu_restore *args)
+{
+	void __user *in = u64_to_user_ptr(args->ptr);
+	int ret = 0;
+	u32 i;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (i = 0; i < args->count && !ret; i++) {
+		if (args->op == DRM_COMPUTE_CRIU_RESTORE_VMS) {
+			struct drm_compute_criu_vm v;
+			u32 id;
+
+			if (copy_from_user(&v, in + i * sizeof(v), sizeof(v))) {
+				ret = -EFAULT;
+				break;
+			}
+			if (v.flags & DRM_COMPUTE_VM_CREATE_SVM) {
+				ret = -EOPNOTSUPP;
+				break;
+			}
+			if (!v.id || v.reserved ||
+			    (v.flags & ~DRM_COMPUTE_VM_CREATE_FLAGS_KNOWN)) {
+				ret = -EINVAL;
+				break;
+			}
+			id = v.id;
+			ret = vm_create(cfile, v.flags, &id);
+		} else {
+			struct drm_compute_criu_mapping m;
+			struct drm_compute_vm_bind bind;
+
+			if (copy_from_user(&m, in + i * sizeof(m), sizeof(m))) {
+				ret = -EFAULT;
+				break;
+			}
+			if (m.reserved || !m.handle) {
+				ret = -EINVAL;
+				break;
+			}
+			bind = (struct drm_compute_vm_bind) {
+				.vm_id = m.vm_id,
+				.op = DRM_COMPUTE_VM_BIND_OP_MAP,
+				.flags = m.flags,
+				.handle = m.handle,
+				.bo_offset = m.bo_offset,
+				.va = m.va,
+				.range = m.range,
+			};
+			ret = drm_compute_vm_bind_ioctl(cfile, &bind);
+		}
+		if (ret)
+			break;
+	}
+	args->count = i;
+	return ret;
 }

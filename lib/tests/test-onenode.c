@@ -128,6 +128,8 @@ static void test_compute_requests(void)
 		REQ(P2P_REPORT, drm_compute_p2p_report),
 		REQ(CRIU_INFO, drm_compute_criu_info),
 		REQ(CRIU_PAUSE, drm_compute_criu_pause),
+		REQ(CRIU_CHECKPOINT, drm_compute_criu_checkpoint),
+		REQ(CRIU_RESTORE, drm_compute_criu_restore),
 	};
 #undef REQ
 	static const unsigned int bases[] = { DRM_VCOMPUTE_COMPUTE_BASE, 0x40 };

@@ -282,6 +282,19 @@ int Thread::issue(int fd, Call &c, const Expect &e)
 		if (rerr && rerr != EALREADY)
 			fail("the resume after the pause failed: " + errno_name(rerr));
 	}
+	/* A file left restoring refuses everything: end the restore at once. */
+	if (!err && c.op == DRM_COMPUTE_OP_CRIU_RESTORE &&
+	    get(layout(c.op), view.data(), "op") == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
+		drm_compute_criu_restore r{};
+		int rerr;
+
+		r.op = DRM_COMPUTE_CRIU_RESTORE_END;
+		rerr = issue_raw(fd, "CRIU_RESTORE/end",
+				 DRM_IOWR(DRM_COMMAND_BASE + ctx.base + DRM_COMPUTE_OP_CRIU_RESTORE,
+					  drm_compute_criu_restore), &r, sizeof(r));
+		if (rerr)
+			fail("the end after the restore's begin failed: " + errno_name(rerr));
+	}
 	MaskReader mask = [this](uint64_t p, uint32_t *w, size_t n) {
 		if (!in_scratch(p, n * 4))
 			return false;

@@ -177,7 +177,7 @@ constexpr Field criu_info_f[] = {
 	F(CI, vms, Out, 0),
 	F(CI, userqs, Out, 0),
 	F(CI, svm_ranges, Out, 0),
-	F(CI, pad, Zero, 0),
+	F(CI, unsaved, Out, 0),
 	FR(CI, reserved, 0, Zero),
 	FR(CI, reserved, 1, Zero),
 };
@@ -190,6 +190,32 @@ constexpr Field criu_pause_f[] = {
 	F(CP, exports, Out, 0),
 	FR(CP, reserved, 0, Zero),
 	FR(CP, reserved, 1, Zero),
+};
+
+using CK = drm_compute_criu_checkpoint;
+constexpr Field criu_checkpoint_f[] = {
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_READ_BO),
+	F(CK, flags, Flags, 0),
+	F(CK, count, Value, 0),
+	F(CK, id, Handle, 0),
+	F(CK, ptr, Ptr, 0),
+	F(CK, offset, Size, 0),
+	F(CK, size, Size, 0),
+	FR(CK, reserved, 0, Zero),
+	FR(CK, reserved, 1, Zero),
+};
+
+using CR = drm_compute_criu_restore;
+constexpr Field criu_restore_f[] = {
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_END),
+	F(CR, flags, Flags, 0),
+	F(CR, count, Value, 0),
+	F(CR, id, Handle, 0),
+	F(CR, ptr, Ptr, 0),
+	F(CR, offset, Size, 0),
+	F(CR, size, Size, 0),
+	FR(CR, reserved, 0, Zero),
+	FR(CR, reserved, 1, Zero),
 };
 
 #undef F
@@ -214,6 +240,8 @@ const OpLayout table[] = {
 	L(DRM_COMPUTE_OP_P2P_REPORT, "P2P_REPORT", PR, p2p_report_f),
 	L(DRM_COMPUTE_OP_CRIU_INFO, "CRIU_INFO", CI, criu_info_f),
 	L(DRM_COMPUTE_OP_CRIU_PAUSE, "CRIU_PAUSE", CP, criu_pause_f),
+	L(DRM_COMPUTE_OP_CRIU_CHECKPOINT, "CRIU_CHECKPOINT", CK, criu_checkpoint_f),
+	L(DRM_COMPUTE_OP_CRIU_RESTORE, "CRIU_RESTORE", CR, criu_restore_f),
 };
 
 #undef L

@@ -194,6 +194,13 @@ Expect predict(Thread &t, const Call &call, const std::vector<uint8_t> &v)
 		 * thread's pause or resume may come between on a shared file.
 		 */
 		return Expect::of({ 0, EACCES, EALREADY, EBUSY }, "root, the owner or not");
+	case DRM_COMPUTE_OP_CRIU_CHECKPOINT:
+	case DRM_COMPUTE_OP_CRIU_RESTORE:
+		/*
+		 * Depends on the file's pause, its objects and the entries
+		 * behind ptr; a BEGIN is ended at once (Thread::issue()).
+		 */
+		return Expect::any();
 	default:
 		return Expect::any();
 	}

@@ -204,6 +204,20 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 			return "unknown op";
 		return "";
 	}
+	case DRM_COMPUTE_OP_CRIU_CHECKPOINT: {
+		const uint64_t o = g("op");
+
+		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_READ_BO)
+			return "unknown op";
+		return "";
+	}
+	case DRM_COMPUTE_OP_CRIU_RESTORE: {
+		const uint64_t o = g("op");
+
+		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_END)
+			return "unknown op";
+		return "";
+	}
 	case DRM_COMPUTE_OP_SVM: {
 		const uint64_t o = g("op"), start = g("start"), size = g("size");
 		uint64_t end;
@@ -354,6 +368,12 @@ bool documented(unsigned op, int err)
 	case DRM_COMPUTE_OP_CRIU_INFO: return in({ EPERM, EACCES, EINVAL }, err);
 	case DRM_COMPUTE_OP_CRIU_PAUSE:
 		return in({ EPERM, EACCES, EINVAL, EALREADY, EBUSY }, err);
+	case DRM_COMPUTE_OP_CRIU_CHECKPOINT:
+		return in({ EPERM, EACCES, EOPNOTSUPP, EINVAL, EBUSY, ENOENT, EFAULT, ENOMEM,
+			    EINTR }, err);
+	case DRM_COMPUTE_OP_CRIU_RESTORE:
+		return in({ EPERM, EACCES, EOPNOTSUPP, EINVAL, EBUSY, EEXIST, ENOENT, ENOSPC,
+			    EFAULT, ENOMEM, EINTR }, err);
 	default: return false;
 	}
 }

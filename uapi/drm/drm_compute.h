@@ -83,8 +83,15 @@ extern "C" {
 #define DRM_COMPUTE_OP_CRIU_INFO	0x0e
 /** DRM_COMPUTE_OP_CRIU_PAUSE - offset of &struct drm_compute_criu_pause. */
 #define DRM_COMPUTE_OP_CRIU_PAUSE	0x0f
+/**
+ * DRM_COMPUTE_OP_CRIU_CHECKPOINT - offset of
+ * &struct drm_compute_criu_checkpoint.
+ */
+#define DRM_COMPUTE_OP_CRIU_CHECKPOINT	0x10
+/** DRM_COMPUTE_OP_CRIU_RESTORE - offset of &struct drm_compute_criu_restore. */
+#define DRM_COMPUTE_OP_CRIU_RESTORE	0x11
 /** DRM_COMPUTE_OP_COUNT - number of operations defined so far. */
-#define DRM_COMPUTE_OP_COUNT		0x10
+#define DRM_COMPUTE_OP_COUNT		0x12
 /** DRM_COMPUTE_OP_MAX - commands a driver reserves for the compute uapi. */
 #define DRM_COMPUTE_OP_MAX		0x20
 
@@ -137,6 +144,12 @@ extern "C" {
 #define DRM_COMPUTE_IOCTL_CRIU_PAUSE(base) \
 	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_PAUSE, \
 		 struct drm_compute_criu_pause)
+#define DRM_COMPUTE_IOCTL_CRIU_CHECKPOINT(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_CHECKPOINT, \
+		 struct drm_compute_criu_checkpoint)
+#define DRM_COMPUTE_IOCTL_CRIU_RESTORE(base) \
+	DRM_IOWR(DRM_COMMAND_BASE + (base) + DRM_COMPUTE_OP_CRIU_RESTORE, \
+		 struct drm_compute_criu_restore)
 
 /* ------------------------------------------------------------------------
  * Query
@@ -159,7 +172,13 @@ extern "C" {
  * Only with %DRM_COMPUTE_FEATURE_USERQ.
  */
 #define DRM_COMPUTE_FEATURE_P2P_EXPORT	_BITULL(2)
-/** DRM_COMPUTE_FEATURE_CRIU - checkpoint/restore of render-node state. */
+/**
+ * DRM_COMPUTE_FEATURE_CRIU - checkpoint/restore of render-node state
+ * (%DRM_COMPUTE_OP_CRIU_CHECKPOINT, %DRM_COMPUTE_OP_CRIU_RESTORE): buffers
+ * with their contents and handles, GPU VMs with their mappings. What a
+ * file holds that the device cannot save yet is counted in
+ * &drm_compute_criu_info.unsaved. Only with %DRM_COMPUTE_FEATURE_USERQ.
+ */
 #define DRM_COMPUTE_FEATURE_CRIU	_BITULL(3)
 /** DRM_COMPUTE_FEATURES_KNOWN - every feature bit this uapi defines. */
 #define DRM_COMPUTE_FEATURES_KNOWN	(DRM_COMPUTE_FEATURE_USERQ | \
@@ -1314,10 +1333,10 @@ struct drm_compute_svm {
  *
  * The first step of a checkpoint: a checkpoint/restore tool (CRIU, through
  * its onenode plugin) learns the compute objects a file of the render node
- * holds. No driver saves them yet, so a tool that finds any fails the
- * checkpoint, and the process goes on as before, rather than restore the
- * file without them. Every driver with this uapi has the operation; it
- * needs no feature bit.
+ * holds, and how many of them the device cannot save (@unsaved). A tool
+ * that finds any of those fails the checkpoint, and the process goes on as
+ * before, rather than restore the file without them. Every driver with
+ * this uapi has the operation; it needs no feature bit.
  *
  * Who may call it is DRM core's rule for checkpoint/restore ioctls
  * (DRM_CHECKPOINT_RESTORE in include/drm/drm_ioctl.h), the same on every
@@ -1328,8 +1347,8 @@ struct drm_compute_svm {
  * Each count is a snapshot; the objects may change while a tool looks,
  * unless it has frozen their users, as CRIU has.
  *
- * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields,
- * @pad or @reserved; -ENODEV once the device is unplugged.
+ * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields
+ * or @reserved; -ENODEV once the device is unplugged.
  */
 struct drm_compute_criu_info {
 	/** @flags: in, none defined: must be zero. */
@@ -1359,8 +1378,15 @@ struct drm_compute_criu_info {
 	 * defaults, over every SVM VM of the file.
 	 */
 	__u32 svm_ranges;
-	/** @pad: must be zero. */
-	__u32 pad;
+	/**
+	 * @unsaved: out, of the objects above, those a checkpoint of this
+	 * device cannot save yet: every one without
+	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues, SVM VMs, exported
+	 * and imported buffers, and buffers mapped in a VM of the file
+	 * without a handle in it. A tool must not dump a file with any:
+	 * %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
+	 */
+	__u32 unsaved;
 	/** @reserved: must be zero; room for later counts. */
 	__u64 reserved[2];
 };
@@ -1438,6 +1464,223 @@ struct drm_compute_criu_pause {
 	 * importers (PAUSE) or gave back (RESUME), with or without importers.
 	 */
 	__u32 exports;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * struct drm_compute_criu_bo - one buffer in a checkpoint.
+ *
+ * Written by %DRM_COMPUTE_CRIU_CKPT_LIST_BOS, read by
+ * %DRM_COMPUTE_CRIU_RESTORE_BOS.
+ */
+struct drm_compute_criu_bo {
+	/** @handle: the buffer's GEM handle in its file. */
+	__u32 handle;
+	/**
+	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with; 0 (a
+	 * buffer made for export is not saved yet).
+	 */
+	__u32 flags;
+	/** @size: bytes. */
+	__u64 size;
+	/** @placement: the DRM_COMPUTE_PLACEMENT_* bit it lives in now. */
+	__u64 placement;
+	/**
+	 * @mmap_offset: checkpoint: the buffer's mmap offset, 0 where it has
+	 * none; CPU mappings of the file at this offset map this buffer.
+	 * Restore: in, zero; out, the restored buffer's mmap offset, which
+	 * mappings made at the old offset move to.
+	 */
+	__u64 mmap_offset;
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_compute_criu_vm - one GPU VM in a checkpoint.
+ */
+struct drm_compute_criu_vm {
+	/** @id: the VM's id in its file. */
+	__u32 id;
+	/** @flags: the DRM_COMPUTE_VM_CREATE_* flags it was created with. */
+	__u32 flags;
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_compute_criu_mapping - one buffer mapping of a GPU VM in a
+ * checkpoint, as &struct drm_compute_vm_bind made it.
+ */
+struct drm_compute_criu_mapping {
+	/** @vm_id: the VM. */
+	__u32 vm_id;
+	/** @handle: the buffer's handle in the same file. */
+	__u32 handle;
+	/** @flags: DRM_COMPUTE_VM_BIND_* bits. */
+	__u64 flags;
+	/** @bo_offset: offset into the buffer. */
+	__u64 bo_offset;
+	/** @va: GPU virtual address. */
+	__u64 va;
+	/** @range: bytes. */
+	__u64 range;
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_BOS - the file's buffers, as
+ * &struct drm_compute_criu_bo, in ascending handle order.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_BOS		1
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_VMS - the file's GPU VMs, as
+ * &struct drm_compute_criu_vm, in ascending id order.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_VMS		2
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS - the buffer mappings of every VM of
+ * the file, as &struct drm_compute_criu_mapping, by VM and address.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS	3
+/**
+ * DRM_COMPUTE_CRIU_CKPT_READ_BO - copy a buffer's contents into memory of
+ * the caller.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_READ_BO		4
+
+/**
+ * struct drm_compute_criu_checkpoint - save what a paused file holds.
+ *
+ * The phase after %DRM_COMPUTE_OP_CRIU_PAUSE: the file's queues are
+ * stopped, so nothing the device does changes what is read. A tool lists
+ * the file's objects and copies each buffer's contents, in pieces of any
+ * size, straight into its own memory (the copy goes from the device's
+ * memory to the caller's pages; no staging copy in the kernel). The file
+ * goes on unchanged: its objects stay where they are, for the resume.
+ *
+ * LIST_* ops write up to @count entries to @ptr and set @count to the
+ * number the file has, all of them, so a call with @count 0 sizes the
+ * array. READ_BO copies @size bytes from offset @offset of the buffer with
+ * handle @id to @ptr.
+ *
+ * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
+ * &struct drm_compute_criu_info.
+ *
+ * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info;
+ * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, or while the file holds
+ * an object the device cannot save (&drm_compute_criu_info.unsaved);
+ * -EINVAL for an unknown @op, non-zero @flags or @reserved, a
+ * non-zero @id, @offset or @size with a LIST_* op, a non-zero @count with
+ * READ_BO, or a READ_BO range
+ * outside the buffer; -EBUSY unless the file is paused; -ENOENT for an
+ * unknown handle; -EFAULT for memory at @ptr the call cannot write;
+ * -ENOMEM.
+ */
+struct drm_compute_criu_checkpoint {
+	/** @op: in, DRM_COMPUTE_CRIU_CKPT_*. */
+	__u32 op;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/** @count: in/out, LIST_* entries at @ptr; zero for READ_BO. */
+	__u32 count;
+	/** @id: in, READ_BO: the buffer's handle; zero otherwise. */
+	__u32 id;
+	/** @ptr: in, user pointer the call writes to. */
+	__u64 ptr;
+	/** @offset: in, READ_BO: byte offset into the buffer. */
+	__u64 offset;
+	/** @size: in, READ_BO: bytes to copy. */
+	__u64 size;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_BEGIN - put a file that holds nothing in the
+ * restoring state.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_BEGIN		1
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_BOS - create @count buffers of
+ * &struct drm_compute_criu_bo at @ptr, each at the handle it names,
+ * zeroed.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_BOS		2
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_WRITE_BO - copy @size bytes from @ptr into the
+ * buffer @id at @offset.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_WRITE_BO	3
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_VMS - create @count GPU VMs of
+ * &struct drm_compute_criu_vm at @ptr, each at the id it names.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_VMS		4
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_MAPPINGS - map @count buffer mappings of
+ * &struct drm_compute_criu_mapping at @ptr.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_MAPPINGS	5
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_END - leave the restoring state: the file is an
+ * ordinary file again.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_END		6
+
+/**
+ * struct drm_compute_criu_restore - rebuild a checkpointed file's objects.
+ *
+ * A tool opens the render node afresh and, before anything else, puts the
+ * file in the restoring state (BEGIN). From then until END, every other
+ * ioctl on the file fails with -EBUSY, those of DRM core (GEM close, PRIME,
+ * sync objects) included, so no concurrent call can see a half-restored
+ * file or take a handle the image names. The tool creates the buffers at
+ * their handles, fills them, creates the VMs at their ids and maps the
+ * buffers in them, then ends. The file knows nothing of the image: a
+ * handle or id already in use fails with -EEXIST, and a tool that gives up
+ * closes the file, which frees everything it made.
+ *
+ * Buffers are created with &drm_compute_bo_create's rules (size, one
+ * placement the device has) and mappings with &drm_compute_vm_bind's, so a
+ * restore onto a device that cannot hold the state fails as creating it
+ * would have.
+ *
+ * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
+ * &struct drm_compute_criu_info.
+ *
+ * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info;
+ * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, or for a buffer made for
+ * export; -EINVAL for an unknown @op, non-zero @flags, @reserved or
+ * a field the op does not use, a handle or id of 0, or an entry that
+ * breaks the rules of creation or binding; -EBUSY for BEGIN on a file that
+ * holds objects or is restoring, and for any other op on a file that is
+ * not restoring; -EEXIST for a handle or id in use; -ENOENT for a handle
+ * or VM the file does not have; -ENOSPC when the device's memory is full or
+ * the file has &drm_compute_dev_info.max_vms VMs; -EFAULT; -ENOMEM. An
+ * array op stops at the first entry that fails, leaving the entries before
+ * it made and setting @count to their number.
+ */
+struct drm_compute_criu_restore {
+	/** @op: in, DRM_COMPUTE_CRIU_RESTORE_*. */
+	__u32 op;
+	/** @flags: in, none defined: must be zero. */
+	__u32 flags;
+	/**
+	 * @count: in/out, entries at @ptr (BOS, VMS, MAPPINGS); out, those
+	 * made. Zero for the other ops.
+	 */
+	__u32 count;
+	/** @id: in, WRITE_BO: the buffer's handle; zero otherwise. */
+	__u32 id;
+	/** @ptr: in, user pointer to the entries, or to the bytes to write. */
+	__u64 ptr;
+	/** @offset: in, WRITE_BO: byte offset into the buffer. */
+	__u64 offset;
+	/** @size: in, WRITE_BO: bytes to copy. */
+	__u64 size;
 	/** @reserved: must be zero. */
 	__u64 reserved[2];
 };

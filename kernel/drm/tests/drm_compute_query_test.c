@@ -71,6 +71,23 @@ static int nop_p2p_move(struct drm_gem_object *obj, struct dma_buf *dmabuf)
 	return -ENODEV;
 }
 
+static u64 nop_bo_criu_placement(struct drm_gem_object *obj)
+{
+	return 0;
+}
+
+static int nop_bo_criu_copy(struct drm_gem_object *obj, u64 offset,
+			    struct iov_iter *iter)
+{
+	return -ENODEV;
+}
+
+static int nop_vm_criu_mappings(struct drm_compute_vm *vm,
+				struct drm_compute_criu_map *maps, u32 max, u32 *n)
+{
+	return -ENODEV;
+}
+
 static const struct drm_compute_ops full_ops = {
 	.bo_create = nop_bo_create,
 	.vm_create = nop_vm_create,
@@ -163,6 +180,40 @@ static void p2p_feature_follows_ops(struct kunit *test)
 	part = ops;
 	part.vm_bind = NULL;
 	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), 0ULL);
+}
+
+static void criu_feature_follows_ops(struct kunit *test)
+{
+	static const size_t mandatory[] = {
+		offsetof(struct drm_compute_ops, bo_criu_placement),
+		offsetof(struct drm_compute_ops, bo_criu_copy),
+		offsetof(struct drm_compute_ops, vm_criu_mappings),
+	};
+	struct drm_compute_ops ops = full_ops, part;
+	const char *missing = NULL;
+	unsigned int i;
+
+	ops.bo_criu_placement = nop_bo_criu_placement;
+	ops.bo_criu_copy = nop_bo_criu_copy;
+	ops.vm_criu_mappings = nop_vm_criu_mappings;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&ops),
+			DRM_COMPUTE_FEATURE_USERQ | DRM_COMPUTE_FEATURE_CRIU);
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&ops, &info, &missing), 0);
+	/* Each is mandatory: without one, no feature, and init refuses the table. */
+	for (i = 0; i < ARRAY_SIZE(mandatory); i++) {
+		part = ops;
+		*(void **)((u8 *)&part + mandatory[i]) = NULL;
+		KUNIT_EXPECT_EQ(test, drm_compute_features(&part), DRM_COMPUTE_FEATURE_USERQ);
+		missing = NULL;
+		KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&part, &info, &missing), -EINVAL);
+		KUNIT_EXPECT_NOT_NULL(test, missing);
+	}
+	/* Not without user queues. */
+	part = ops;
+	part.vm_bind = NULL;
+	KUNIT_EXPECT_EQ(test, drm_compute_features(&part), 0ULL);
+	KUNIT_EXPECT_EQ(test, drm_compute_ops_check(&part, &info, &missing), -EINVAL);
+	KUNIT_EXPECT_STREQ(test, missing, "vm_bind");
 }
 
 /*
@@ -394,6 +445,7 @@ static void query_errors(struct kunit *test)
 static struct kunit_case drm_compute_query_tests[] = {
 	KUNIT_CASE(features_follow_ops),
 	KUNIT_CASE(p2p_feature_follows_ops),
+	KUNIT_CASE(criu_feature_follows_ops),
 	KUNIT_CASE(ops_check_refuses_partial),
 	KUNIT_CASE(info_check_accepts_valid),
 	KUNIT_CASE_PARAM(info_check_rejects, info_case_gen_params),

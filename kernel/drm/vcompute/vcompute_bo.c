@@ -35,7 +35,9 @@
 #include <linux/iosys-map.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 #include <linux/vmalloc.h>
 
 #include <drm/drm_compute.h>
@@ -396,6 +398,54 @@ bool vcompute_bo_bindable(struct drm_gem_object *obj)
 {
 	return (obj->funcs == &vcompute_bo_funcs || vcompute_bo_is_export(obj)) &&
 	       !drm_gem_is_imported(obj) && to_vcompute_bo(obj)->pages;
+}
+
+/**
+ * vcompute_bo_criu_placement - &drm_compute_ops.bo_criu_placement
+ * @obj: a buffer of the device, not an import
+ *
+ * Returns: the buffer's placement, 0 for one without pages.
+ */
+u64 vcompute_bo_criu_placement(struct drm_gem_object *obj)
+{
+	return vcompute_bo_bindable(obj) ? to_vcompute_bo(obj)->placement : 0;
+}
+
+/**
+ * vcompute_bo_criu_copy - &drm_compute_ops.bo_criu_copy
+ * @obj: a buffer the helper may save: not made for export, so its pages
+ *	 stay the same from creation to free (DOC: Buffers) and need no lock
+ * @offset: byte offset into the buffer
+ * @iter: the checkpoint tool's memory
+ *
+ * Copies page by page between the buffer's pages and @iter; a BAR page is
+ * read and written through the kernel's (uncached) mapping of the BAR.
+ *
+ * Returns: 0, or -EFAULT when @iter's memory cannot be reached.
+ */
+int vcompute_bo_criu_copy(struct drm_gem_object *obj, u64 offset,
+			  struct iov_iter *iter)
+{
+	struct vcompute_bo *bo = to_vcompute_bo(obj);
+	bool out = iov_iter_rw(iter) == ITER_DEST;
+	size_t len, done;
+	struct page *page;
+
+	if (WARN_ON_ONCE(vcompute_bo_is_export(obj) || !bo->pages))
+		return -EINVAL;
+	while (iov_iter_count(iter)) {
+		page = bo->pages[offset >> PAGE_SHIFT];
+		len = min_t(size_t, PAGE_SIZE - offset_in_page(offset),
+			    iov_iter_count(iter));
+		done = out ? copy_page_to_iter(page, offset_in_page(offset), len, iter) :
+			     copy_page_from_iter(page, offset_in_page(offset), len, iter);
+		if (done != len)
+			return -EFAULT;
+		offset += len;
+		if (!(offset & (SZ_2M - 1)))
+			cond_resched();
+	}
+	return 0;
 }
 
 /**

@@ -115,6 +115,9 @@ static const struct drm_compute_ops vcompute_compute_ops = {
 	.p2p_export = vcompute_p2p_export_state,
 	.p2p_move_to_host = vcompute_p2p_move_to_host,
 	.p2p_check = vcompute_p2p_check,
+	.bo_criu_placement = vcompute_bo_criu_placement,
+	.bo_criu_copy = vcompute_bo_criu_copy,
+	.vm_criu_mappings = vcompute_vm_criu_mappings,
 };
 
 static int vcompute_open(struct drm_device *drm, struct drm_file *file)
@@ -137,7 +140,20 @@ static void vcompute_postclose(struct drm_device *drm, struct drm_file *file)
 	kfree(vfile);
 }
 
-DEFINE_DRM_GEM_FOPS(vcompute_fops);
+/* DRM_GEM_FOPS, with the helper's ioctl wrappers (restoring files). */
+static const struct file_operations vcompute_fops = {
+	.owner		= THIS_MODULE,
+	.open		= drm_open,
+	.release	= drm_release,
+	.unlocked_ioctl	= vcompute_compute_ioctl,
+	.compat_ioctl	= vcompute_compute_compat_ioctl,
+	.poll		= drm_poll,
+	.read		= drm_read,
+	.llseek		= noop_llseek,
+	.get_unmapped_area = drm_gem_get_unmapped_area,
+	.mmap		= drm_gem_mmap,
+	.fop_flags	= FOP_UNSIGNED_OFFSET,
+};
 
 static const struct drm_driver vcompute_driver = {
 	.driver_features	= DRIVER_GEM | DRIVER_RENDER | DRIVER_SYNCOBJ |

@@ -24,6 +24,7 @@
 #include <drm/drm_gpuvm.h>
 #include <uapi/drm/vcompute_drm.h>
 
+struct iov_iter;
 struct faux_device;
 struct vcompute_pagemap;
 struct task_struct;
@@ -341,6 +342,9 @@ struct vcompute_bo *vcompute_bo_create(struct vcompute_device *vdev,
 int vcompute_bo_create_handle(struct drm_compute_file *cfile, u64 size,
 			      u64 placement, u32 *handle);
 bool vcompute_bo_bindable(struct drm_gem_object *obj);
+u64 vcompute_bo_criu_placement(struct drm_gem_object *obj);
+int vcompute_bo_criu_copy(struct drm_gem_object *obj, u64 offset,
+			  struct iov_iter *iter);
 int vcompute_dumb_create(struct drm_file *file, struct drm_device *drm,
 			 struct drm_mode_create_dumb *args);
 struct vcompute_bo *vcompute_bo_import_alloc(struct drm_device *drm,
@@ -449,6 +453,8 @@ struct drm_compute_vm *vcompute_vm_create(struct drm_compute_file *cfile);
 void vcompute_vm_free(struct drm_compute_vm *vm);
 int vcompute_vm_bind(struct drm_compute_vm *vm,
 		     const struct drm_compute_bind *bind);
+int vcompute_vm_criu_mappings(struct drm_compute_vm *cvm,
+			      struct drm_compute_criu_map *maps, u32 max, u32 *n);
 
 /**
  * typedef vcompute_access_fn - called for each piece of an access

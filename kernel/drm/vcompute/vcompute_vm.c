@@ -339,6 +339,22 @@ void vcompute_vm_free(struct drm_compute_vm *cvm)
 }
 
 /**
+ * vcompute_vm_criu_mappings - &drm_compute_ops.vm_criu_mappings
+ * @cvm: the VM
+ * @maps: filled with up to @max mappings
+ * @max: entries of @maps
+ * @n: set to the VM's mappings
+ *
+ * Returns: 0 or -EINTR.
+ */
+int vcompute_vm_criu_mappings(struct drm_compute_vm *cvm,
+			      struct drm_compute_criu_map *maps, u32 max, u32 *n)
+{
+	return drm_compute_gpuvm_criu_mappings(&to_vcompute_vm(cvm)->gpuvm,
+					       maps, max, n);
+}
+
+/**
  * vcompute_vm_bind - &drm_compute_ops.vm_bind
  * @cvm: the VM
  * @bind: the validated operation

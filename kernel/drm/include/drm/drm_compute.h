@@ -32,6 +32,9 @@ struct drm_compute_userq;
 struct dma_buf;
 struct dma_buf_attachment;
 struct drm_compute_device;
+struct drm_compute_criu_map;
+struct file;
+struct iov_iter;
 
 /**
  * struct drm_compute_dev_info - what a driver tells the DRM compute helpers
@@ -121,6 +124,23 @@ struct drm_compute_bind {
 	/** @va: GPU virtual address, page aligned. */
 	u64 va;
 	/** @range: bytes, page aligned, not zero. */
+	u64 range;
+};
+
+/**
+ * struct drm_compute_criu_map - one buffer mapping of a GPU VM, as a
+ * checkpoint saves it (&drm_compute_ops.vm_criu_mappings).
+ */
+struct drm_compute_criu_map {
+	/** @obj: the buffer, with a reference the helper drops. */
+	struct drm_gem_object *obj;
+	/** @flags: the DRM_COMPUTE_VM_BIND_* flags it was mapped with. */
+	u64 flags;
+	/** @bo_offset: offset into @obj. */
+	u64 bo_offset;
+	/** @va: GPU virtual address. */
+	u64 va;
+	/** @range: bytes. */
 	u64 range;
 };
 
@@ -392,6 +412,37 @@ struct drm_compute_ops {
 	 */
 	bool (*p2p_interconnect)(struct drm_gem_object *obj,
 				 struct dma_buf_attachment *attach);
+	/**
+	 * @bo_criu_placement: CRIU, mandatory. The DRM_COMPUTE_PLACEMENT_*
+	 * bit @obj, one of this device's buffers that is not an import, lives
+	 * in now; 0 for an object the driver cannot save (which then counts as
+	 * unsaved). Must not sleep.
+	 */
+	u64 (*bo_criu_placement)(struct drm_gem_object *obj);
+	/**
+	 * @bo_criu_copy: CRIU, mandatory. Copy iov_iter_count(@iter) bytes
+	 * between @obj, from byte @offset on, and @iter: out of the buffer for
+	 * a checkpoint (an ITER_DEST iterator over the caller's memory), into
+	 * it for a restore (ITER_SOURCE). The helper checked the range
+	 * against the buffer's size, holds a reference on @obj, and no queue
+	 * of the file runs (paused or restoring). Copy straight between the
+	 * buffer's memory and @iter where the CPU reaches it; a driver whose
+	 * memory it does not reach copies through the device in bounded,
+	 * fenced chunks. Returns 0, -EFAULT when @iter's memory cannot be
+	 * reached, or the driver's error.
+	 */
+	int (*bo_criu_copy)(struct drm_gem_object *obj, u64 offset,
+			    struct iov_iter *iter);
+	/**
+	 * @vm_criu_mappings: CRIU, mandatory. The buffer mappings of @vm, by
+	 * address: fill up to @max entries of @maps, each with a reference on
+	 * its object (the helper drops it), and set *@n to the number @vm has.
+	 * drm_compute_gpuvm_criu_mappings() implements it for drivers on
+	 * drm_gpuvm. Returns 0, -EINTR or -ENOMEM.
+	 */
+	int (*vm_criu_mappings)(struct drm_compute_vm *vm,
+				struct drm_compute_criu_map *maps, u32 max,
+				u32 *n);
 };
 
 /**
@@ -580,6 +631,14 @@ struct drm_compute_file {
 	struct drm_gem_object **paused_bos;
 	/** @nr_paused_bos: entries of @paused_bos. */
 	u32 nr_paused_bos;
+	/**
+	 * @restoring: a restore is rebuilding the file
+	 * (%DRM_COMPUTE_CRIU_RESTORE_BEGIN until _END): every ioctl but
+	 * %DRM_COMPUTE_OP_CRIU_RESTORE fails with -EBUSY
+	 * (drm_compute_ioctl_check()). Written under @criu_lock, read
+	 * without a lock.
+	 */
+	bool restoring;
 };
 
 /**
@@ -783,6 +842,9 @@ int drm_compute_bind_check(const struct drm_compute_dev_info *info,
 int drm_compute_gpuvm_bind(struct drm_gpuvm *gpuvm,
 			   const struct drm_compute_bind *bind);
 void drm_compute_gpuvm_unmap_all(struct drm_gpuvm *gpuvm);
+int drm_compute_gpuvm_criu_mappings(struct drm_gpuvm *gpuvm,
+				    struct drm_compute_criu_map *maps, u32 max,
+				    u32 *n);
 
 /**
  * struct drm_compute_gpuvm_pt_ops - page-table callbacks of a driver on
@@ -851,6 +913,11 @@ int drm_compute_svm_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_p2p_report_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data);
 int drm_compute_criu_pause_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data);
+int drm_compute_ioctl_check(struct drm_compute_file *cfile, unsigned int cmd);
+long drm_compute_compat_ioctl(struct file *filp, unsigned int cmd,
+			      unsigned long arg);
 void drm_compute_svm_collect(struct drm_compute_vm *vm);
 u64 drm_compute_svm_chunk_end(struct drm_compute_vm *vm, u64 addr);
 unsigned long drm_compute_svm_migrate_to_devmem(struct drm_compute_vm *vm,
@@ -878,6 +945,14 @@ int drm_compute_query_fill(const struct drm_compute_device *cdev, u32 query,
  * outside and is woken by drm_compute_device_unplug() instead. Use it
  * once, then DRM_COMPUTE_IOCTLS() in the driver's &struct drm_ioctl_desc
  * table.
+ *
+ * It also defines prefix_compute_ioctl() and prefix_compute_compat_ioctl()
+ * for the driver's &struct file_operations (in place of drm_ioctl() and
+ * drm_compat_ioctl()): they refuse DRM core's ioctls on a file being
+ * restored (drm_compute_ioctl_check()), which the helper's own handlers
+ * refuse in drm_compute_call(). A driver with an ioctl wrapper of its own
+ * calls drm_compute_ioctl_check() there, and refuses its own ioctls that
+ * bypass drm_compute_call() while the file is restoring.
  */
 #define DRM_COMPUTE_DEFINE_IOCTLS(prefix)					\
 static struct drm_compute_file *prefix##_compute_file(struct drm_file *file);	\
@@ -976,6 +1051,34 @@ static int prefix##_compute_criu_pause(struct drm_device *dev, void *data,	\
 {									\
 	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
 				drm_compute_criu_pause_ioctl);		\
+}									\
+static int prefix##_compute_criu_checkpoint(struct drm_device *dev,	\
+				void *data, struct drm_file *file)	\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_criu_checkpoint_ioctl);	\
+}									\
+static int prefix##_compute_criu_restore(struct drm_device *dev,	\
+				void *data, struct drm_file *file)	\
+{									\
+	return drm_compute_call(dev, prefix##_compute_file(file), data,	\
+				drm_compute_criu_restore_ioctl);	\
+}									\
+static long __maybe_unused prefix##_compute_ioctl(struct file *filp,	\
+				unsigned int cmd, unsigned long arg)	\
+{									\
+	struct drm_file *file = filp->private_data;			\
+	int ret = drm_compute_ioctl_check(prefix##_compute_file(file), cmd);	\
+									\
+	return ret ?: drm_ioctl(filp, cmd, arg);			\
+}									\
+static long __maybe_unused prefix##_compute_compat_ioctl(struct file *filp,	\
+				unsigned int cmd, unsigned long arg)	\
+{									\
+	struct drm_file *file = filp->private_data;			\
+	int ret = drm_compute_ioctl_check(prefix##_compute_file(file), cmd);	\
+									\
+	return ret ?: drm_compute_compat_ioctl(filp, cmd, arg);		\
 }
 
 /**
@@ -1089,6 +1192,18 @@ static int prefix##_compute_criu_pause(struct drm_device *dev, void *data,	\
 		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
 		.func = prefix##_compute_criu_pause,			\
 		.name = "DRM_COMPUTE_CRIU_PAUSE",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_CRIU_CHECKPOINT] = {	\
+		.cmd = DRM_COMPUTE_IOCTL_CRIU_CHECKPOINT(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
+		.func = prefix##_compute_criu_checkpoint,		\
+		.name = "DRM_COMPUTE_CRIU_CHECKPOINT",			\
+	},							\
+	[DRM_##DRV##_COMPUTE_BASE + DRM_COMPUTE_OP_CRIU_RESTORE] = {	\
+		.cmd = DRM_COMPUTE_IOCTL_CRIU_RESTORE(DRM_##DRV##_COMPUTE_BASE),	\
+		.flags = DRM_RENDER_ALLOW | DRM_CHECKPOINT_RESTORE,	\
+		.func = prefix##_compute_criu_restore,			\
+		.name = "DRM_COMPUTE_CRIU_RESTORE",			\
 	}
 
 #endif /* __DRM_COMPUTE_H__ */

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * IGT test of DRM_COMPUTE_OP_CRIU_CHECKPOINT (struct
+ * drm_compute_criu_checkpoint): a paused file's buffers, GPU VMs and
+ * mappings listed as they are, buffer contents read in pieces straight
+ * into the caller's memory, the kernel's refusal of a file that holds what
+ * it cannot save (counted in drm_compute_criu_info.unsaved), bad input,
+ * the access rule, and a race with object churn and the resume.
+ */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "igt_core.h"
+#include "drmtest.h"
+
+#include <xf86drm.h>
+
+#include "compute_igt.h"
+
+IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_CRIU_CHECKPOINT: listing a "
+		     "paused file's buffers, VMs and mappings, reading buffer "
+		     "contents, refusing files with objects that cannot be "
+		     "saved, bad input, the access rule and races.");
+
+#define RACE_MS 3000
+
+static struct compute_dev cd = { .fd = -1 };
+
+static void pause_file(const struct compute_dev *f, uint32_t op)
+{
+	igt_assert_eq(onenode_criu_pause(&f->dev, op, NULL), 0);
+}
+
+static uint8_t pattern(uint32_t handle, uint64_t off)
+{
+	return (uint8_t)(handle * 131u + off * 7u + (off >> 12));
+}
+
+static void fill(const struct compute_dev *f, uint32_t handle, uint64_t size)
+{
+	uint8_t *p = compute_bo_map(f, handle, size);
+
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = pattern(handle, i);
+	munmap(p, size);
+}
+
+static void test_list(void)
+{
+	struct drm_compute_criu_bo bos[4];
+	struct drm_compute_criu_vm vms[4];
+	struct drm_compute_criu_mapping maps[4];
+	struct compute_dev f;
+	uint32_t a, b, c, vm1, vm2, n;
+	uint64_t off;
+
+	compute_open_file(&cd, &f);
+	a = compute_bo(&f, 4 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	b = compute_bo(&f, 2 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	c = compute_bo(&f, COMPUTE_PAGE, compute_has_placement(&f, DRM_COMPUTE_PLACEMENT_VRAM) ?
+		       DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM);
+	/* A gap in the handles: b goes, c stays at its handle. */
+	compute_bo_close(&f, b);
+	igt_assert_eq(onenode_bo_mmap_offset(&f.dev, a, &off), 0);
+	vm1 = compute_vm(&f);
+	vm2 = compute_vm(&f);
+	compute_map(&f, vm2, a, 0, COMPUTE_BUF_VA(0), 4 * COMPUTE_PAGE,
+		    DRM_COMPUTE_VM_BIND_READONLY);
+	/* Split by an unmap: both halves keep their flag. */
+	compute_unmap(&f, vm2, COMPUTE_BUF_VA(0) + COMPUTE_PAGE, COMPUTE_PAGE);
+	compute_map(&f, vm2, c, 0, COMPUTE_BUF_VA(1), COMPUTE_PAGE, DRM_COMPUTE_VM_BIND_NOEXEC);
+
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	n = 0;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, NULL, &n), 0);
+	igt_assert_eq_u32(n, 2);
+	/* Room for one: one written, the count says two. */
+	memset(bos, 0xa5, sizeof(bos));
+	n = 1;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, bos, &n), 0);
+	igt_assert_eq_u32(n, 2);
+	igt_assert_eq_u32(bos[1].handle, 0xa5a5a5a5);
+	n = 4;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, bos, &n), 0);
+	igt_assert_eq_u32(n, 2);
+	igt_assert_eq_u32(bos[0].handle, a);
+	igt_assert_eq_u64(bos[0].size, 4 * COMPUTE_PAGE);
+	igt_assert_eq_u64(bos[0].placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	igt_assert_eq_u64(bos[0].mmap_offset, off);
+	igt_assert_eq_u32(bos[1].handle, c);
+	igt_assert_eq_u64(bos[1].size, COMPUTE_PAGE);
+	igt_assert_eq_u64(bos[1].mmap_offset, 0);
+	igt_assert(!bos[0].flags && !bos[0].reserved && !bos[1].flags && !bos[1].reserved);
+
+	n = 4;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, vms, &n), 0);
+	igt_assert_eq_u32(n, 2);
+	igt_assert_eq_u32(vms[0].id, vm1);
+	igt_assert_eq_u32(vms[1].id, vm2);
+	igt_assert_eq_u32(vms[0].flags, 0);
+
+	n = 4;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, maps, &n), 0);
+	igt_assert_eq_u32(n, 3);
+	igt_assert_eq_u32(maps[0].vm_id, vm2);
+	igt_assert_eq_u32(maps[0].handle, a);
+	igt_assert_eq_u64(maps[0].va, COMPUTE_BUF_VA(0));
+	igt_assert_eq_u64(maps[0].range, COMPUTE_PAGE);
+	igt_assert_eq_u64(maps[0].bo_offset, 0);
+	igt_assert_eq_u64(maps[0].flags, DRM_COMPUTE_VM_BIND_READONLY);
+	igt_assert_eq_u64(maps[1].va, COMPUTE_BUF_VA(0) + 2 * COMPUTE_PAGE);
+	igt_assert_eq_u64(maps[1].range, 2 * COMPUTE_PAGE);
+	igt_assert_eq_u64(maps[1].bo_offset, 2 * COMPUTE_PAGE);
+	igt_assert_eq_u64(maps[1].flags, DRM_COMPUTE_VM_BIND_READONLY);
+	igt_assert_eq_u32(maps[2].handle, c);
+	igt_assert_eq_u64(maps[2].flags, DRM_COMPUTE_VM_BIND_NOEXEC);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+	compute_close(&f);
+}
+
+static void test_read_bo(void)
+{
+	const uint64_t size = 64 * COMPUTE_PAGE;
+	struct compute_dev f;
+	uint8_t *buf;
+	uint32_t h;
+
+	compute_open_file(&cd, &f);
+	buf = malloc(size + 1);
+	igt_assert(buf);
+	for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(compute_placements); i++) {
+		const struct compute_placement *pl = &compute_placements[i];
+		uint64_t off = 0, step = 1;
+
+		if (!compute_has_placement(&f, pl->placement))
+			continue;
+		h = compute_bo(&f, size, pl->placement);
+		fill(&f, h, size);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+		memset(buf, 0, size + 1);
+		/* Pieces of growing, unaligned sizes cross every page edge. */
+		while (off < size) {
+			uint64_t len = step < size - off ? step : size - off;
+
+			igt_assert_eq(onenode_criu_read_bo(&f.dev, h, off, buf + off, len), 0);
+			off += len;
+			step = step * 3 + 1;
+		}
+		for (uint64_t j = 0; j < size; j++)
+			igt_assert_f(buf[j] == pattern(h, j), "%s: byte %llu is %#x, want %#x\n",
+				     pl->name, (unsigned long long)j, buf[j], pattern(h, j));
+		igt_assert_eq(buf[size], 0);
+		/* Outside the buffer, an unknown handle, memory it cannot write. */
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h, size - 1, buf, 2), -EINVAL);
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h, size + COMPUTE_PAGE, buf, 1), -EINVAL);
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h, 0, buf, 0), -EINVAL);
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h + 100, 0, buf, 1), -ENOENT);
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h, 0, (void *)16, COMPUTE_PAGE),
+			      -EFAULT);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+		/* Not paused: the queues could be writing. */
+		igt_assert_eq(onenode_criu_read_bo(&f.dev, h, 0, buf, 1), -EBUSY);
+		compute_bo_close(&f, h);
+	}
+	free(buf);
+	compute_close(&f);
+}
+
+static void expect_unsaved(const struct compute_dev *f, uint32_t want)
+{
+	struct drm_compute_criu_info i;
+	uint32_t n = 0;
+
+	igt_assert_eq(onenode_criu_info(&f->dev, &i), 0);
+	igt_assert_eq_u32(i.unsaved, want);
+	pause_file(f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, NULL, &n),
+		      want ? -EOPNOTSUPP : 0);
+	n = 0;
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, NULL, &n),
+		      want ? -EOPNOTSUPP : 0);
+	pause_file(f, DRM_COMPUTE_CRIU_OP_RESUME);
+}
+
+static void test_unsaved(void)
+{
+	struct compute_queue q;
+	struct compute_dev f;
+	uint32_t a, vm, svm;
+	int dmabuf;
+
+	compute_open_file(&cd, &f);
+	expect_unsaved(&f, 0);
+	a = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	vm = compute_vm(&f);
+	compute_map(&f, vm, a, 0, COMPUTE_BUF_VA(0), COMPUTE_PAGE, 0);
+	expect_unsaved(&f, 0);
+
+	/* A queue: not saved yet. */
+	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
+	expect_unsaved(&f, 1);
+	compute_queue_fini(&q);
+	expect_unsaved(&f, 0);
+
+	/* A mapping of a buffer the file has no handle to any more. */
+	compute_bo_close(&f, a);
+	expect_unsaved(&f, 1);
+	compute_unmap(&f, vm, COMPUTE_BUF_VA(0), COMPUTE_PAGE);
+	expect_unsaved(&f, 0);
+
+	/* An exported buffer. */
+	a = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	dmabuf = compute_prime_fd(&f, a);
+	expect_unsaved(&f, 1);
+	close(dmabuf);
+	compute_bo_close(&f, a);
+	expect_unsaved(&f, 0);
+
+	/* An SVM VM. */
+	if (onenode_vm_create_flags(&f.dev, DRM_COMPUTE_VM_CREATE_SVM, &svm) == 0) {
+		expect_unsaved(&f, 1);
+		compute_vm_destroy(&f, svm);
+	}
+	expect_unsaved(&f, 0);
+	compute_close(&f);
+}
+
+static void test_invalid(void)
+{
+	struct drm_compute_criu_checkpoint ok = { .op = DRM_COMPUTE_CRIU_CKPT_LIST_BOS }, bad;
+	struct compute_dev f;
+	unsigned int i;
+
+	compute_open_file(&cd, &f);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	igt_assert_eq(onenode_criu_checkpoint(&f.dev, &ok), 0);
+	igt_assert_eq_u32(ok.count, 0);
+	for (i = 0; i < 3; i++) {
+		bad = ok;
+		bad.op = (uint32_t[]){ 0, 5, 0xffffffffu }[i];
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
+					-EINVAL);
+	}
+	for (i = 0; i < 32; i++) {
+		bad = ok;
+		bad.flags = 1u << i;
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
+					-EINVAL);
+	}
+	for (i = 0; i < 2; i++) {
+		bad = ok;
+		bad.reserved[i] = 1;
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
+					-EINVAL);
+	}
+	/* Fields a LIST op does not use, and READ_BO's count. */
+	bad = ok;
+	bad.id = 1;
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad), -EINVAL);
+	bad = ok;
+	bad.offset = COMPUTE_PAGE;
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad), -EINVAL);
+	bad = ok;
+	bad.size = COMPUTE_PAGE;
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad), -EINVAL);
+	bad = ok;
+	bad.op = DRM_COMPUTE_CRIU_CKPT_READ_BO;
+	bad.count = 1;
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad), -EINVAL);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+	/* Not paused. */
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &ok, sizeof(ok), -EBUSY);
+	compute_close(&f);
+}
+
+static void test_access(void)
+{
+	igt_fork(child, 1) {
+		struct drm_compute_criu_checkpoint c = { .op = DRM_COMPUTE_CRIU_CKPT_LIST_BOS };
+		struct compute_dev f;
+
+		compute_open_file(&cd, &f);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+		igt_assert(compute_drop_cap(CAP_CHECKPOINT_RESTORE));
+		igt_assert(compute_drop_cap(CAP_SYS_ADMIN));
+		igt_assert_eq(onenode_criu_checkpoint(&f.dev, &c), -EPERM);
+		compute_close(&f);
+	}
+	igt_waitchildren();
+}
+
+struct churn {
+	const struct compute_dev *f;
+	atomic_bool stop;
+	atomic_uint made;
+};
+
+/* Buffers and mappings come and go while the checkpoint looks. */
+static void *churn_thread(void *arg)
+{
+	struct churn *c = arg;
+	uint32_t vm = compute_vm(c->f);
+
+	while (!atomic_load(&c->stop)) {
+		uint32_t h = compute_bo(c->f, 2 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+
+		compute_map(c->f, vm, h, 0, COMPUTE_BUF_VA(2), 2 * COMPUTE_PAGE, 0);
+		compute_unmap(c->f, vm, COMPUTE_BUF_VA(2), 2 * COMPUTE_PAGE);
+		compute_bo_close(c->f, h);
+		atomic_fetch_add(&c->made, 1);
+	}
+	compute_vm_destroy(c->f, vm);
+	return NULL;
+}
+
+static void test_race(void)
+{
+	struct drm_compute_criu_bo bos[16];
+	struct drm_compute_criu_mapping maps[16];
+	struct churn c = { .stop = false };
+	struct compute_dev f;
+	uint64_t end = compute_now_ns() + RACE_MS * 1000000ull;
+	unsigned int rounds = 0, reads = 0;
+	uint8_t buf[2 * COMPUTE_PAGE];
+	pthread_t t;
+
+	compute_open_file(&cd, &f);
+	c.f = &f;
+	igt_assert_eq(pthread_create(&t, NULL, churn_thread, &c), 0);
+	while (compute_now_ns() < end) {
+		uint32_t n = COMPUTE_ARRAY_SIZE(bos), m = COMPUTE_ARRAY_SIZE(maps);
+		int ret;
+
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+		ret = onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, bos, &n);
+		igt_assert_eq(ret, 0);
+		for (uint32_t i = 0; i < n && i < COMPUTE_ARRAY_SIZE(bos); i++) {
+			ret = onenode_criu_read_bo(&f.dev, bos[i].handle, 0, buf, bos[i].size);
+			/* The buffer may have gone since the list. */
+			igt_assert_f(ret == 0 || ret == -ENOENT, "read: %d\n", ret);
+			reads += !ret;
+		}
+		/* A mapping whose handle just closed cannot be saved. */
+		ret = onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, maps, &m);
+		igt_assert_f(ret == 0 || ret == -EOPNOTSUPP, "mappings: %d\n", ret);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+		rounds++;
+	}
+	atomic_store(&c.stop, true);
+	pthread_join(t, NULL);
+	igt_info("%u checkpoint rounds, %u buffers read, %u buffers made meanwhile\n", rounds,
+		 reads, atomic_load(&c.made));
+	igt_assert_lt(0, (int)atomic_load(&c.made));
+	compute_close(&f);
+}
+
+igt_main
+{
+	igt_fixture {
+		struct drm_compute_query_device *info;
+
+		compute_open(&cd);
+		compute_require_userq(&cd);
+		info = &cd.info;
+		igt_require_f(info->features & DRM_COMPUTE_FEATURE_CRIU,
+			      "the device does not report DRM_COMPUTE_FEATURE_CRIU\n");
+		igt_require_f(geteuid() == 0, "root (CAP_CHECKPOINT_RESTORE)\n");
+	}
+
+	igt_describe("A paused file's buffers (handle, size, placement, mmap "
+		     "offset), VMs and mappings (flags kept across a split) "
+		     "are listed as they are; a short array gets the first "
+		     "entries and the full count.");
+	igt_subtest("list")
+		test_list();
+
+	igt_describe("Buffer contents in each placement are read in pieces of "
+		     "unaligned sizes, byte for byte; a range outside the "
+		     "buffer, an empty one, an unknown handle, unwritable "
+		     "memory and a file not paused are refused.");
+	igt_subtest("read-bo")
+		test_read_bo();
+
+	igt_describe("A queue, an exported buffer, an SVM VM and a mapping of "
+		     "a buffer without a handle count as unsaved, and the "
+		     "kernel refuses to list a file holding any; gone, the "
+		     "file can be saved again.");
+	igt_subtest("unsaved")
+		test_unsaved();
+
+	igt_describe("An unknown op, each flag bit, each reserved word, fields "
+		     "the op does not use, a file not paused: refused with the "
+		     "argument unchanged.");
+	igt_subtest("invalid")
+		test_invalid();
+
+	igt_describe("The owner without CAP_CHECKPOINT_RESTORE and "
+		     "CAP_SYS_ADMIN gets -EPERM.");
+	igt_subtest("access")
+		test_access();
+
+	igt_describe("A thread makes, maps and closes buffers while the file "
+		     "is paused, listed, read and resumed over and over: only "
+		     "the answers the race allows.");
+	igt_subtest("race")
+		test_race();
+
+	igt_fixture
+		compute_close(&cd);
+}

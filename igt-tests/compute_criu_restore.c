@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * IGT test of DRM_COMPUTE_OP_CRIU_RESTORE (struct drm_compute_criu_restore):
+ * a file checkpointed through DRM_COMPUTE_OP_CRIU_CHECKPOINT is rebuilt in
+ * a fresh file with the same handles, contents, VM ids and mappings; the
+ * restoring state refuses every other ioctl, DRM core's included, so a
+ * racing thread can neither see nor take a handle; collisions and bad
+ * entries fail cleanly; a restore given up frees everything; bad input and
+ * the access rule.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/capability.h>
+
+#include "igt_core.h"
+#include "drmtest.h"
+
+#include <xf86drm.h>
+
+#include "compute_igt.h"
+
+IGT_TEST_DESCRIPTION("Checks DRM_COMPUTE_OP_CRIU_RESTORE: a checkpointed "
+		     "file rebuilt with the same handles, contents, VMs and "
+		     "mappings; the restoring state refusing every other "
+		     "ioctl; collisions, bad entries, a given-up restore, bad "
+		     "input, the access rule and races.");
+
+#define MAX_OBJS 16
+
+static struct compute_dev cd = { .fd = -1 };
+
+/* What a checkpoint of a file read: its objects and contents. */
+struct image {
+	struct drm_compute_criu_bo bos[MAX_OBJS];
+	uint8_t *data[MAX_OBJS];
+	struct drm_compute_criu_vm vms[MAX_OBJS];
+	struct drm_compute_criu_mapping maps[MAX_OBJS];
+	uint32_t nbos, nvms, nmaps;
+};
+
+static void checkpoint(const struct compute_dev *f, struct image *img)
+{
+	memset(img, 0, sizeof(*img));
+	img->nbos = img->nvms = img->nmaps = MAX_OBJS;
+	igt_assert_eq(onenode_criu_pause(&f->dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), 0);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, img->bos,
+					&img->nbos), 0);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, img->vms,
+					&img->nvms), 0);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, img->maps,
+					&img->nmaps), 0);
+	igt_assert(img->nbos <= MAX_OBJS && img->nvms <= MAX_OBJS && img->nmaps <= MAX_OBJS);
+	for (uint32_t i = 0; i < img->nbos; i++) {
+		img->data[i] = malloc(img->bos[i].size);
+		igt_assert(img->data[i]);
+		igt_assert_eq(onenode_criu_read_bo(&f->dev, img->bos[i].handle, 0, img->data[i],
+						   img->bos[i].size), 0);
+	}
+	igt_assert_eq(onenode_criu_pause(&f->dev, DRM_COMPUTE_CRIU_OP_RESUME, NULL), 0);
+}
+
+static void image_free(struct image *img)
+{
+	for (uint32_t i = 0; i < img->nbos; i++)
+		free(img->data[i]);
+}
+
+/* Rebuild @img in @f, a fresh file; 0 or the first error. */
+static int restore(const struct compute_dev *f, struct image *img)
+{
+	uint32_t n;
+	int ret;
+
+	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < img->nbos; i++)
+		img->bos[i].mmap_offset = 0;
+	n = img->nbos;
+	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_BOS, img->bos, &n);
+	if (ret)
+		return ret;
+	for (uint32_t i = 0; i < img->nbos; i++) {
+		ret = onenode_criu_write_bo(&f->dev, img->bos[i].handle, 0, img->data[i],
+					    img->bos[i].size);
+		if (ret)
+			return ret;
+	}
+	n = img->nvms;
+	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_VMS, img->vms, &n);
+	if (ret)
+		return ret;
+	n = img->nmaps;
+	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, img->maps, &n);
+	if (ret)
+		return ret;
+	return onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
+}
+
+/* A file with holes in its handles and VM ids, patterns, split mappings. */
+static void build(const struct compute_dev *f)
+{
+	uint64_t vram = compute_has_placement(f, DRM_COMPUTE_PLACEMENT_VRAM) ?
+			DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM;
+	uint32_t h[4], vm[3];
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t size = (uint64_t)(i + 1) * 3 * COMPUTE_PAGE;
+		uint8_t *p;
+
+		h[i] = compute_bo(f, size, i & 1 ? vram : DRM_COMPUTE_PLACEMENT_SYSTEM);
+		p = compute_bo_map(f, h[i], size);
+		for (uint64_t j = 0; j < size; j++)
+			p[j] = (uint8_t)(h[i] * 37u + j * 11u + (j >> 12));
+		munmap(p, size);
+	}
+	compute_bo_close(f, h[1]);
+	for (int i = 0; i < 3; i++)
+		vm[i] = compute_vm(f);
+	compute_vm_destroy(f, vm[0]);
+	compute_map(f, vm[1], h[0], 0, COMPUTE_BUF_VA(0), 3 * COMPUTE_PAGE,
+		    DRM_COMPUTE_VM_BIND_READONLY);
+	compute_unmap(f, vm[1], COMPUTE_BUF_VA(0) + COMPUTE_PAGE, COMPUTE_PAGE);
+	compute_map(f, vm[2], h[3], COMPUTE_PAGE, COMPUTE_BUF_VA(1), 2 * COMPUTE_PAGE,
+		    DRM_COMPUTE_VM_BIND_NOEXEC);
+	compute_map(f, vm[2], h[2], 0, COMPUTE_BUF_VA(2), 9 * COMPUTE_PAGE, 0);
+}
+
+static void same_image(const struct image *a, const struct image *b)
+{
+	igt_assert_eq_u32(a->nbos, b->nbos);
+	igt_assert_eq_u32(a->nvms, b->nvms);
+	igt_assert_eq_u32(a->nmaps, b->nmaps);
+	for (uint32_t i = 0; i < a->nbos; i++) {
+		igt_assert_eq_u32(a->bos[i].handle, b->bos[i].handle);
+		igt_assert_eq_u64(a->bos[i].size, b->bos[i].size);
+		igt_assert_eq_u64(a->bos[i].placement, b->bos[i].placement);
+		igt_assert_f(!memcmp(a->data[i], b->data[i], a->bos[i].size),
+			     "handle %u: contents differ\n", a->bos[i].handle);
+	}
+	igt_assert(!memcmp(a->vms, b->vms, a->nvms * sizeof(a->vms[0])));
+	igt_assert(!memcmp(a->maps, b->maps, a->nmaps * sizeof(a->maps[0])));
+}
+
+static void test_roundtrip(void)
+{
+	struct image before, after;
+	struct compute_dev f, g;
+	uint8_t *p;
+
+	compute_open_file(&cd, &f);
+	build(&f);
+	checkpoint(&f, &before);
+	igt_assert_eq_u32(before.nbos, 3);
+	igt_assert_eq_u32(before.nvms, 2);
+	igt_assert_eq_u32(before.nmaps, 4);
+
+	compute_open_file(&cd, &g);
+	igt_assert_eq(restore(&g, &before), 0);
+	/* Every restored buffer has an mmap offset that maps its bytes. */
+	for (uint32_t i = 0; i < before.nbos; i++) {
+		uint64_t off;
+
+		igt_assert_neq_u64(before.bos[i].mmap_offset, 0);
+		igt_assert_eq(onenode_bo_mmap_offset(&g.dev, before.bos[i].handle, &off), 0);
+		igt_assert_eq_u64(off, before.bos[i].mmap_offset);
+		p = compute_bo_map(&g, before.bos[i].handle, before.bos[i].size);
+		igt_assert(!memcmp(p, before.data[i], before.bos[i].size));
+		munmap(p, before.bos[i].size);
+	}
+	checkpoint(&g, &after);
+	same_image(&before, &after);
+	/* An ordinary file again: new objects take free handles and ids. */
+	compute_bo_close(&g, compute_bo(&g, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM));
+	compute_vm_destroy(&g, compute_vm(&g));
+	image_free(&before);
+	image_free(&after);
+	compute_close(&g);
+	compute_close(&f);
+}
+
+static void test_restoring_refuses(void)
+{
+	struct drm_compute_criu_bo bo = {
+		.handle = 5, .size = COMPUTE_PAGE, .placement = DRM_COMPUTE_PLACEMENT_SYSTEM,
+	};
+	struct drm_compute_query_device info;
+	struct drm_gem_close close_args = { .handle = 5 };
+	struct compute_dev f;
+	uint32_t n = 1, h;
+	int fd;
+
+	compute_open_file(&cd, &f);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &bo, &n), 0);
+	/* The helper's ioctls, and DRM core's. */
+	igt_assert_eq(onenode_bo_create(&f.dev, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM, &h),
+		      -EBUSY);
+	igt_assert_eq(onenode_query_device(&f.dev, &info), -EBUSY);
+	igt_assert_eq(onenode_criu_pause(&f.dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), -EBUSY);
+	igt_assert_eq(drmIoctl(f.fd, DRM_IOCTL_GEM_CLOSE, &close_args), -1);
+	igt_assert_eq(errno, EBUSY);
+	igt_assert_eq(drmPrimeHandleToFD(f.fd, 5, DRM_CLOEXEC, &fd), -1);
+	igt_assert_eq(errno, EBUSY);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL),
+		      -EBUSY);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	/* After the end: an ordinary file with the buffer at its handle. */
+	igt_assert_eq(onenode_query_device(&f.dev, &info), 0);
+	compute_bo_close(&f, 5);
+	/* Outside the restoring state, the restore's ops are refused. */
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &bo, &n), -EBUSY);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL),
+		      -EBUSY);
+	/* Only an empty file begins a restore. */
+	h = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL),
+		      -EBUSY);
+	compute_bo_close(&f, h);
+	h = compute_vm(&f);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL),
+		      -EBUSY);
+	compute_vm_destroy(&f, h);
+	compute_close(&f);
+}
+
+static void test_bad_entries(void)
+{
+	struct drm_compute_criu_bo bos[3] = {
+		{ .handle = 3, .size = COMPUTE_PAGE, .placement = DRM_COMPUTE_PLACEMENT_SYSTEM },
+		{ .handle = 7, .size = COMPUTE_PAGE, .placement = DRM_COMPUTE_PLACEMENT_SYSTEM },
+		{ .handle = 3, .size = COMPUTE_PAGE, .placement = DRM_COMPUTE_PLACEMENT_SYSTEM },
+	};
+	struct drm_compute_criu_vm vms[2] = { { .id = 4 }, { .id = 4 } };
+	struct drm_compute_criu_mapping m = {
+		.vm_id = 4, .handle = 3, .va = COMPUTE_BUF_VA(0), .range = COMPUTE_PAGE,
+	};
+	struct drm_compute_criu_bo b;
+	struct drm_compute_criu_vm v;
+	struct compute_dev f;
+	uint8_t byte = 1;
+	uint32_t n;
+
+	compute_open_file(&cd, &f);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	/* A handle twice: the first two made, the count says so. */
+	n = 3;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n), -EEXIST);
+	igt_assert_eq_u32(n, 2);
+	/* Creation's rules. */
+	b = (struct drm_compute_criu_bo){ .handle = 9, .size = 100,
+					  .placement = DRM_COMPUTE_PLACEMENT_SYSTEM };
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	igt_assert_eq_u32(n, 0);
+	b.size = COMPUTE_PAGE;
+	b.placement = 3;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
+	b.handle = 0;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.handle = 0x7fffffff;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.handle = 9;
+	b.mmap_offset = COMPUTE_PAGE;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.mmap_offset = 0;
+	b.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n),
+		      -EOPNOTSUPP);
+	/* Writes outside a buffer, or to one the file lacks. */
+	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, COMPUTE_PAGE, &byte, 1), -EINVAL);
+	igt_assert_eq(onenode_criu_write_bo(&f.dev, 9, 0, &byte, 1), -ENOENT);
+	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, 0, (void *)16, 1), -EFAULT);
+	/* VMs: an id twice, an SVM VM, id 0. */
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), -EEXIST);
+	igt_assert_eq_u32(n, 1);
+	v = (struct drm_compute_criu_vm){ .id = 5, .flags = DRM_COMPUTE_VM_CREATE_SVM };
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n),
+		      -EOPNOTSUPP);
+	v = (struct drm_compute_criu_vm){ .id = 0 };
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n), -EINVAL);
+	/* Mappings: binding's rules; an unknown VM or handle. */
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n), 0);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n),
+		      -EINVAL);
+	igt_assert_eq_u32(n, 0);
+	m.va = COMPUTE_BUF_VA(1);
+	m.handle = 9;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n),
+		      -ENOENT);
+	m.handle = 3;
+	m.vm_id = 6;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n),
+		      -ENOENT);
+	m.vm_id = 4;
+	m.handle = 0;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n),
+		      -EINVAL);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	compute_close(&f);
+}
+
+static void test_given_up(void)
+{
+	struct drm_compute_criu_bo bos[8];
+	struct drm_compute_criu_vm vm = { .id = 2 };
+	uint64_t used0, used1, placement;
+	int64_t pages0, pages1;
+	struct compute_dev f;
+	uint32_t n;
+
+	placement = compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM) ?
+		    DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM;
+	igt_require(compute_memory(&cd, &used0, &pages0) == 0);
+	for (int round = 0; round < 3; round++) {
+		compute_open_file(&cd, &f);
+		for (uint32_t i = 0; i < COMPUTE_ARRAY_SIZE(bos); i++)
+			bos[i] = (struct drm_compute_criu_bo){
+				.handle = 10 + 3 * i, .size = 16 * COMPUTE_PAGE,
+				.placement = placement,
+			};
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL,
+						   NULL), 0);
+		n = COMPUTE_ARRAY_SIZE(bos);
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n),
+			      0);
+		n = 1;
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &vm, &n),
+			      0);
+		igt_assert_eq(compute_memory(&cd, &used1, &pages1), 0);
+		igt_assert_lt_u64(used0 + (placement == DRM_COMPUTE_PLACEMENT_VRAM ?
+					   8 * 16 * COMPUTE_PAGE - 1 : 0), used1 + 1);
+		/* The tool gives up: it closes the file, without END. */
+		compute_close(&f);
+		compute_assert_memory(&cd, used0, pages0, "after a restore was given up");
+	}
+}
+
+static void test_invalid(void)
+{
+	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
+	struct compute_dev f;
+	unsigned int i;
+
+	compute_open_file(&cd, &f);
+	for (i = 0; i < 3; i++) {
+		bad = ok;
+		bad.op = (uint32_t[]){ 0, 7, 0xffffffffu }[i];
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	}
+	for (i = 0; i < 32; i++) {
+		bad = ok;
+		bad.flags = 1u << i;
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	}
+	for (i = 0; i < 2; i++) {
+		bad = ok;
+		bad.reserved[i] = 1;
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	}
+	/* Fields BEGIN does not use; fields the array ops and WRITE_BO do not. */
+	for (i = 0; i < 5; i++) {
+		bad = ok;
+		switch (i) {
+		case 0: bad.count = 1; break;
+		case 1: bad.id = 1; break;
+		case 2: bad.ptr = 8; break;
+		case 3: bad.offset = 8; break;
+		default: bad.size = 8; break;
+		}
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	}
+	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_BOS, .id = 1 };
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_WRITE_BO,
+						 .count = 1 };
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	/* The file was never put in the restoring state. */
+	igt_assert_eq(onenode_query_device(&f.dev, &f.info), 0);
+	compute_close(&f);
+}
+
+static void test_access(void)
+{
+	igt_fork(child, 1) {
+		struct compute_dev f;
+
+		compute_open_file(&cd, &f);
+		igt_assert(compute_drop_cap(CAP_CHECKPOINT_RESTORE));
+		igt_assert(compute_drop_cap(CAP_SYS_ADMIN));
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL,
+						   NULL), -EPERM);
+		/* Not restoring: its ordinary ioctls work. */
+		compute_bo_close(&f, compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM));
+		compute_close(&f);
+	}
+	igt_waitchildren();
+}
+
+struct intruder {
+	const struct compute_dev *f;
+	atomic_bool stop;
+	atomic_uint tries, got;
+};
+
+/*
+ * Another thread of the restoring process tries to take, close or export
+ * the handles the restore places, and to make objects of its own.
+ */
+static void *intruder_thread(void *arg)
+{
+	struct intruder *in = arg;
+	unsigned int i = 0;
+
+	while (!atomic_load(&in->stop)) {
+		struct drm_gem_close cl = { .handle = 1 + i % MAX_OBJS };
+		uint32_t h;
+		int fd, ret;
+
+		switch (i++ % 3) {
+		case 0:
+			ret = onenode_bo_create(&in->f->dev, COMPUTE_PAGE,
+						DRM_COMPUTE_PLACEMENT_SYSTEM, &h);
+			break;
+		case 1:
+			ret = drmIoctl(in->f->fd, DRM_IOCTL_GEM_CLOSE, &cl) ? -errno : 0;
+			break;
+		default:
+			ret = drmPrimeHandleToFD(in->f->fd, cl.handle, DRM_CLOEXEC, &fd) ?
+			      -errno : 0;
+			if (!ret)
+				close(fd);
+			break;
+		}
+		atomic_fetch_add(&in->tries, 1);
+		if (ret != -EBUSY)
+			atomic_fetch_add(&in->got, 1);
+	}
+	return NULL;
+}
+
+static void test_race(void)
+{
+	struct drm_compute_criu_bo bos[MAX_OBJS];
+	unsigned int rounds = 0, tries = 0;
+
+	for (; rounds < 20; rounds++) {
+		struct intruder in = { .stop = false };
+		struct image after;
+		struct compute_dev f;
+		pthread_t t;
+		uint32_t n;
+
+		compute_open_file(&cd, &f);
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL,
+						   NULL), 0);
+		in.f = &f;
+		igt_assert_eq(pthread_create(&t, NULL, intruder_thread, &in), 0);
+		for (uint32_t i = 0; i < MAX_OBJS; i++)
+			bos[i] = (struct drm_compute_criu_bo){
+				.handle = MAX_OBJS - i, .size = COMPUTE_PAGE,
+				.placement = DRM_COMPUTE_PLACEMENT_SYSTEM,
+			};
+		for (uint32_t i = 0; i < MAX_OBJS; i++) {
+			n = 1;
+			igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS,
+							   &bos[i], &n), 0);
+		}
+		atomic_store(&in.stop, true);
+		pthread_join(t, NULL);
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL),
+			      0);
+		igt_assert_f(!atomic_load(&in.got), "%u of %u intruding calls were not refused\n",
+			     atomic_load(&in.got), atomic_load(&in.tries));
+		tries += atomic_load(&in.tries);
+		/* Exactly the restored handles, nothing else. */
+		checkpoint(&f, &after);
+		igt_assert_eq_u32(after.nbos, MAX_OBJS);
+		for (uint32_t i = 0; i < MAX_OBJS; i++)
+			igt_assert_eq_u32(after.bos[i].handle, i + 1);
+		image_free(&after);
+		compute_close(&f);
+	}
+	igt_info("%u rounds, %u intruding calls, all refused\n", rounds, tries);
+}
+
+igt_main
+{
+	igt_fixture {
+		compute_open(&cd);
+		compute_require_userq(&cd);
+		igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_CRIU,
+			      "the device does not report DRM_COMPUTE_FEATURE_CRIU\n");
+		igt_require_f(geteuid() == 0, "root (CAP_CHECKPOINT_RESTORE)\n");
+	}
+
+	igt_describe("A file with holes in its handles and VM ids, buffers in "
+		     "each placement and split mappings with flags is "
+		     "checkpointed and restored in a fresh file: the same "
+		     "handles, bytes, VM ids and mappings, mmap offsets that map "
+		     "the restored bytes, and an ordinary file afterwards.");
+	igt_subtest("roundtrip")
+		test_roundtrip();
+
+	igt_describe("While restoring, the helper's ioctls and DRM core's (GEM "
+		     "close, PRIME export) fail with -EBUSY; a second BEGIN, the "
+		     "restore's ops outside the state and BEGIN on a file that "
+		     "holds a buffer or a VM are refused.");
+	igt_subtest("restoring-refuses")
+		test_restoring_refuses();
+
+	igt_describe("A handle or VM id twice, creation's and binding's rules, "
+		     "an export flag, an SVM VM, writes outside a buffer: each "
+		     "fails with its error and the count of entries made.");
+	igt_subtest("bad-entries")
+		test_bad_entries();
+
+	igt_describe("A restore given up halfway (the file closed without "
+		     "END) leaves no buffer and no memory behind.");
+	igt_subtest("given-up")
+		test_given_up();
+
+	igt_describe("An unknown op, each flag bit, each reserved word and "
+		     "fields the op does not use: -EINVAL, the argument "
+		     "unchanged, the file not restoring.");
+	igt_subtest("invalid")
+		test_invalid();
+
+	igt_describe("The owner without CAP_CHECKPOINT_RESTORE and "
+		     "CAP_SYS_ADMIN cannot begin a restore.");
+	igt_subtest("access")
+		test_access();
+
+	igt_describe("A thread of the restoring process creates, closes and "
+		     "exports buffers while the restore places sixteen handles "
+		     "in reverse order: every one of its calls is refused and "
+		     "the file ends with exactly the restored handles.");
+	igt_subtest("race")
+		test_race();
+
+	igt_fixture
+		compute_close(&cd);
+}
