@@ -20,11 +20,20 @@
  * files it paused are resumed when criu finishes (exit()), before criu lets
  * the tasks go.
  *
- * Not saved yet: GEM objects and their contents, GPU VMs, user queues,
- * mappings of the node, SVM ranges. A task that holds any of these cannot be
- * restored faithfully, so its dump fails: the kernel counts a file's objects
- * for the plugin (DRM_COMPUTE_OP_CRIU_INFO, check_objects()), and mappings
- * are refused in handle_device_vma.
+ * Saved (onenode-criu-objects.h): every buffer with its handle, placement,
+ * mmap offset and contents, every GPU VM with its id and its mappings, as
+ * the kernel lists them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says
+ * what it cannot save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: user
+ * queues, SVM VMs, exported and imported buffers); a file holding any fails
+ * the dump and the process goes on running. On restore the objects are
+ * rebuilt in the reopened file, in the restoring state that refuses every
+ * other call, at the same handles and ids (DRM_COMPUTE_OP_CRIU_RESTORE);
+ * a damaged image, or a device that cannot hold them, fails the restore,
+ * and closing the file frees whatever was made.
+ *
+ * Mappings of the node: HANDLE_DEVICE_VMA takes them (criu saves no
+ * contents; the buffers hold them), UPDATE_VMA_MAP moves each to the
+ * restored buffer's mmap offset and hands criu the restored file to map.
  *
  * Everything is logged into CRIU's log with the prefix "onenode: ".
  *
@@ -41,12 +50,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
 
 #include "onenode.h"
 #include "onenode-criu-image.h"
+#include "onenode-criu-objects.h"
 #include "onenode-criu-plugin-abi.h"
 
 #define PLUGIN_NAME "onenode"
@@ -80,6 +91,21 @@ struct paused_file {
 
 static struct paused_file *paused;
 static unsigned int nr_paused;
+
+/*
+ * Restore: a buffer restored in this task, for UPDATE_VMA_MAP: mappings at
+ * [@old_offset, @old_offset + @size) of @rdev's node move to @new_offset.
+ */
+struct restored_bo {
+	uint64_t rdev;
+	uint32_t handle;
+	uint64_t old_offset;
+	uint64_t new_offset;
+	uint64_t size;
+};
+
+static struct restored_bo *restored;
+static unsigned int nr_restored;
 
 static const char *stage_name(int s)
 {
@@ -156,9 +182,9 @@ static int onenode_init(int s)
 /*
  * Resume every file the dump paused. criu calls exit() before it lets the
  * tasks go (alive after a failed dump or with --leave-running, killed
- * otherwise), so it is still their tracer. No file holding objects is
- * dumped yet, so a dump that went through paused only files without queues
- * or buffers, and resuming them is right whatever becomes of the tasks.
+ * otherwise), so it is still their tracer. Resuming is right whatever
+ * becomes of the tasks: a task left running goes on with its queues and
+ * importers, a killed one frees them.
  */
 static void resume_paused(void)
 {
@@ -287,13 +313,13 @@ static int onenode_checkpoint_devices(int pid)
 }
 
 /*
- * Fail the dump of a file that holds compute objects: they are not saved
- * yet, and a restore without them would lose the process's GPU state.
+ * Fail the dump of a file that holds objects the kernel cannot save: a
+ * restore without them would lose the process's GPU state.
  */
-static int check_objects(int id, const struct onenode_device *dev)
+static int check_objects(int id, const struct onenode_device *dev,
+			 struct drm_compute_criu_info *info)
 {
-	struct drm_compute_criu_info info;
-	int ret = onenode_criu_info(dev, &info);
+	int ret = onenode_criu_info(dev, info);
 
 	if (ret == -EPERM) {
 		log_err("file %#x: %s: the kernel refused the checkpoint check (%s): "
@@ -306,19 +332,129 @@ static int check_objects(int id, const struct onenode_device *dev)
 			id, dev->path, onenode_strerror(ret));
 		return ret;
 	}
-	if (info.bos || info.vms || info.userqs || info.svm_ranges) {
-		log_err("file %#x: %s (%s) holds compute objects this plugin cannot save yet: "
-			"%u buffers (%u exported, %u imported), %u GPU VMs, %u user queues, "
-			"%u SVM ranges; failing the dump, the process keeps running",
-			id, dev->path, dev->driver, info.bos, info.exports, info.imports,
-			info.vms, info.userqs, info.svm_ranges);
+	if (info->unsaved) {
+		log_err("file %#x: %s (%s) holds %u compute objects the kernel cannot save yet, "
+			"among %u buffers (%u exported, %u imported), %u GPU VMs, %u user "
+			"queues, %u SVM ranges; failing the dump, the process keeps running",
+			id, dev->path, dev->driver, info->unsaved, info->bos, info->exports,
+			info->imports, info->vms, info->userqs, info->svm_ranges);
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
+/* A LIST_* op of the paused file into a new array: *@n entries of @size. */
+static int list_all(const struct onenode_device *dev, uint32_t op, size_t size, void **out,
+		    uint32_t *n)
+{
+	uint32_t want = 0, got;
+	int ret;
+
+	*out = NULL;
+	for (;;) {
+		ret = onenode_criu_list(dev, op, NULL, &want);
+		if (ret)
+			return ret;
+		free(*out);
+		*out = calloc(want ? want : 1, size);
+		if (!*out)
+			return -ENOMEM;
+		got = want;
+		ret = onenode_criu_list(dev, op, *out, &got);
+		if (ret || got <= want)
+			break;
+		want = got;	/* grew in between: list again */
+	}
+	*n = got;
+	return ret;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * Save the paused file's buffers, VMs and mappings, and the buffers'
+ * contents, read in ONENODE_OBJ_CHUNK pieces straight into one buffer of
+ * the plugin and written to the image.
+ */
+static int dump_objects(int id, const struct onenode_device *dev)
+{
+	struct drm_compute_criu_mapping *maps = NULL;
+	struct drm_compute_criu_vm *vms = NULL;
+	struct drm_compute_criu_bo *bos = NULL;
+	struct onenode_obj_writer w = { .fd = -1 };
+	uint32_t nbos = 0, nvms = 0, nmaps = 0;
+	uint64_t bytes = 0;
+	double t0 = now_s();
+	void *chunk = NULL;
+	int ret;
+
+	ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, sizeof(*bos), (void **)&bos, &nbos);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, sizeof(*vms), (void **)&vms,
+			       &nvms);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, sizeof(*maps),
+			       (void **)&maps, &nmaps);
+	if (ret) {
+		log_err("file %#x: %s: the kernel did not list the file's objects: %s", id,
+			dev->path, onenode_strerror(ret));
+		goto out;
+	}
+	ret = onenode_obj_create(criu_get_image_dir(), (uint32_t)id, &w);
+	if (ret) {
+		log_err("file %#x: cannot create its objects image: %s", id, strerror(-ret));
+		goto out;
+	}
+	ret = onenode_obj_write(&w, ONENODE_OBJ_BOS, bos, nbos * sizeof(*bos), NULL, 0);
+	if (!ret)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_VMS, vms, nvms * sizeof(*vms), NULL, 0);
+	if (!ret)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_MAPPINGS, maps, nmaps * sizeof(*maps),
+					NULL, 0);
+	if (!ret && nbos && !(chunk = malloc(ONENODE_OBJ_CHUNK)))
+		ret = -ENOMEM;
+	for (uint32_t i = 0; !ret && i < nbos; i++) {
+		for (uint64_t off = 0; !ret && off < bos[i].size; off += ONENODE_OBJ_CHUNK) {
+			struct onenode_obj_bo_data d = { .handle = bos[i].handle, .offset = off };
+			uint64_t len = bos[i].size - off < ONENODE_OBJ_CHUNK ?
+				       bos[i].size - off : ONENODE_OBJ_CHUNK;
+
+			ret = onenode_criu_read_bo(dev, d.handle, off, chunk, len);
+			if (ret) {
+				log_err("file %#x: reading buffer %u at %llu: %s", id, d.handle,
+					(unsigned long long)off, onenode_strerror(ret));
+				break;
+			}
+			ret = onenode_obj_write(&w, ONENODE_OBJ_BO_DATA, &d, sizeof(d), chunk, len);
+			bytes += len;
+		}
+	}
+	if (!ret)
+		ret = onenode_obj_finish(&w);
+	if (ret) {
+		log_err("file %#x: writing its objects image failed: %s", id, strerror(-ret));
+		onenode_obj_abort(&w);
+		goto out;
+	}
+	log_info("file %#x: saved %u buffers (%llu bytes of contents in %.3f s), %u GPU VMs, "
+		 "%u mappings", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms, nmaps);
+out:
+	free(chunk);
+	free(bos);
+	free(vms);
+	free(maps);
+	return ret;
+}
+
 static int onenode_dump_ext_file(int fd, int id)
 {
+	struct drm_compute_criu_info info;
 	struct onenode_criu_record rec;
 	struct onenode_device dev;
 	char features[128];
@@ -341,9 +477,15 @@ static int onenode_dump_ext_file(int fd, int id)
 	ret = pause_file(id, &dev);
 	if (ret)
 		goto out;
-	ret = check_objects(id, &dev);
+	ret = check_objects(id, &dev, &info);
 	if (ret)
 		goto out;
+	/* Only where the kernel saves (unsaved is 0 on such a file). */
+	if (info.bos || info.vms) {
+		ret = dump_objects(id, &dev);
+		if (ret)
+			goto out;
+	}
 
 	memset(&rec, 0, sizeof(rec));
 	rec.file_id = (uint32_t)id;
@@ -388,6 +530,148 @@ static int onenode_dump_ext_file(int fd, int id)
 		 (unsigned long long)rec.device.vram_size);
 out:
 	onenode_close(&dev);
+	return ret;
+}
+
+static int remember_bos(const struct onenode_device *dev, const struct drm_compute_criu_bo *bos,
+			const uint64_t *old_offsets, uint32_t n)
+{
+	struct restored_bo *more = realloc(restored, (nr_restored + n + 1) * sizeof(*restored));
+
+	if (!more)
+		return -ENOMEM;
+	restored = more;
+	for (uint32_t i = 0; i < n; i++) {
+		if (!old_offsets[i])
+			continue;	/* never mapped: no mapping to move */
+		restored[nr_restored++] = (struct restored_bo){
+			.rdev = dev->rdev, .handle = bos[i].handle,
+			.old_offset = old_offsets[i], .new_offset = bos[i].mmap_offset,
+			.size = bos[i].size,
+		};
+	}
+	return 0;
+}
+
+/* Entries of @size in a record of @len bytes, or -1 when it is not a whole number. */
+static long entries(uint64_t len, size_t size)
+{
+	return len % size ? -1 : (long)(len / size);
+}
+
+/*
+ * Rebuild the file's objects from its objects image: the file is put in
+ * the restoring state, the records are applied as they are read (each
+ * checked against its checksum first), and the state ends at END. On any
+ * error the caller closes the file, which frees what was made.
+ */
+static int restore_objects(int id, const struct onenode_device *dev)
+{
+	struct onenode_obj_reader r;
+	uint64_t len, bytes = 0, *old = NULL;
+	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0;
+	double t0 = now_s();
+	const void *p;
+	char why[256];
+	int ret;
+	long cnt;
+
+	ret = onenode_obj_open(criu_get_image_dir(), (uint32_t)id, &r, why, sizeof(why));
+	if (ret == -ENOENT)
+		return 0;	/* the file held no objects */
+	if (ret) {
+		log_err("file %#x: bad objects image: %s", id, why);
+		return ret;
+	}
+	ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL);
+	if (ret) {
+		log_err("file %#x: %s: the kernel refused to begin the restore: %s", id,
+			dev->path, onenode_strerror(ret));
+		goto out;
+	}
+	for (;;) {
+		ret = onenode_obj_next(&r, &type, &p, &len, why, sizeof(why));
+		if (ret) {
+			log_err("file %#x: bad objects image: %s", id, why);
+			break;
+		}
+		if (type == ONENODE_OBJ_END) {
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
+			break;
+		}
+		switch (type) {
+		case ONENODE_OBJ_BOS: {
+			struct drm_compute_criu_bo *bos = (void *)p;
+
+			cnt = entries(len, sizeof(*bos));
+			if (cnt < 0)
+				break;
+			free(old);
+			old = malloc((cnt ? cnt : 1) * sizeof(*old));
+			if (!old) {
+				ret = -ENOMEM;
+				break;
+			}
+			for (long i = 0; i < cnt; i++) {
+				old[i] = bos[i].mmap_offset;
+				bos[i].mmap_offset = 0;
+			}
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n);
+			if (!ret)
+				ret = remember_bos(dev, bos, old, n);
+			nbos += n;
+			break;
+		}
+		case ONENODE_OBJ_VMS:
+			cnt = entries(len, sizeof(struct drm_compute_criu_vm));
+			if (cnt < 0)
+				break;
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_VMS, (void *)p, &n);
+			nvms += n;
+			break;
+		case ONENODE_OBJ_MAPPINGS:
+			cnt = entries(len, sizeof(struct drm_compute_criu_mapping));
+			if (cnt < 0)
+				break;
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, (void *)p,
+						   &n);
+			nmaps += n;
+			break;
+		default: {	/* ONENODE_OBJ_BO_DATA */
+			const struct onenode_obj_bo_data *d = p;
+
+			cnt = len > sizeof(*d) ? 0 : -1;
+			if (cnt < 0)
+				break;
+			ret = onenode_criu_write_bo(dev, d->handle, d->offset, d + 1,
+						    len - sizeof(*d));
+			bytes += len - sizeof(*d);
+			break;
+		}
+		}
+		if (cnt < 0) {
+			log_err("file %#x: bad objects image: a record of type %u has %llu bytes, "
+				"no whole number of entries", id, type, (unsigned long long)len);
+			ret = -EINVAL;
+		}
+		if (ret) {
+			if (ret != -EINVAL || cnt >= 0)
+				log_err("file %#x: %s (%s) refused to restore the image's record of "
+					"type %u: %s", id, dev->path, dev->driver, type,
+					onenode_strerror(ret));
+			break;
+		}
+	}
+	if (!ret)
+		log_info("file %#x: restored %u buffers (%llu bytes of contents in %.3f s), "
+			 "%u GPU VMs, %u mappings, at their handles and ids", id, nbos,
+			 (unsigned long long)bytes, now_s() - t0, nvms, nmaps);
+out:
+	free(old);
+	onenode_obj_close(&r);
 	return ret;
 }
 
@@ -463,6 +747,9 @@ static int onenode_restore_ext_file(int id)
 			 id, dev.driver, dev.version_major, dev.version_minor,
 			 dev.version_patchlevel, rec.version_major, rec.version_minor,
 			 rec.version_patchlevel);
+	ret = restore_objects(id, &dev);
+	if (ret)
+		goto fail;
 	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, device report matches the dump", id,
 		 dev.driver, dev.version_major, dev.version_minor, dev.version_patchlevel,
 		 dev.path, dev.fd);
@@ -474,10 +761,10 @@ fail:
 }
 
 /*
- * Mappings of a supported node would need their GEM objects saved and
- * mapped again on restore (UPDATE_VMA_MAP): not done yet, so refuse the
- * dump with a clear message. -ENOTSUP would mean "not mine" and let another
- * plugin claim our device, hence -EINVAL.
+ * Mappings of a supported node: criu saves no contents of them (the
+ * buffers' contents are in the objects image) and asks UPDATE_VMA_MAP at
+ * restore where they go. A file whose objects cannot be saved fails its
+ * dump in DUMP_EXT_FILE.
  */
 static int onenode_handle_device_vma(int fd, const struct stat *st)
 {
@@ -489,10 +776,73 @@ static int onenode_handle_device_vma(int fd, const struct stat *st)
 	ret = identify(fd, &dev);
 	if (ret)
 		return -ENOTSUP;
-	log_err("the task maps %s (%s): mappings of compute render nodes (buffer "
-		"contents) are not checkpointed yet", dev.path, dev.driver);
+	log_info("a mapping of %s (%s): its buffer is saved with the file", dev.path, dev.driver);
 	onenode_close(&dev);
-	return -EINVAL;
+	return 0;
+}
+
+/* A restored file of this task holding @b: an fd of it for criu, or -1. */
+static int restored_file_fd(const struct restored_bo *b)
+{
+	struct dirent *de;
+	int found = -1;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (!d)
+		return -1;
+	while (found < 0 && (de = readdir(d))) {
+		struct onenode_device dev;
+		struct stat st;
+		uint64_t off;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = atoi(de->d_name);
+		if (fd == dirfd(d) || fstat(fd, &st) || !S_ISCHR(st.st_mode) ||
+		    st.st_rdev != b->rdev)
+			continue;
+		if (onenode_device_from_fd(fd, &dev))
+			continue;
+		/* Mmap offsets are the device's: only the file holding it answers this one. */
+		if (!onenode_bo_mmap_offset(&dev, b->handle, &off) && off == b->new_offset)
+			found = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		onenode_close(&dev);
+	}
+	closedir(d);
+	return found;
+}
+
+static int onenode_update_vma_map(const char *path, const uint64_t addr,
+				  const uint64_t old_pgoff, uint64_t *new_pgoff, int *plugin_fd)
+{
+	struct stat st;
+
+	if (!restore_enabled || stat(path, &st) || !S_ISCHR(st.st_mode) ||
+	    major(st.st_rdev) != DRM_CHAR_MAJOR)
+		return -ENOTSUP;
+	for (unsigned int i = 0; i < nr_restored; i++) {
+		const struct restored_bo *b = &restored[i];
+		int fd;
+
+		if (old_pgoff < b->old_offset || old_pgoff - b->old_offset >= b->size)
+			continue;
+		fd = restored_file_fd(b);
+		if (fd < 0) {
+			log_err("the mapping at %#llx of %s: no restored file holds buffer %u",
+				(unsigned long long)addr, path, b->handle);
+			return -ENOENT;
+		}
+		*new_pgoff = b->new_offset + (old_pgoff - b->old_offset);
+		*plugin_fd = fd;
+		log_info("the mapping at %#llx of %s moves from offset %#llx to %#llx (buffer %u)",
+			 (unsigned long long)addr, path, (unsigned long long)old_pgoff,
+			 (unsigned long long)*new_pgoff, b->handle);
+		return 1;
+	}
+	log_err("the mapping at %#llx of %s (offset %#llx) maps no buffer this plugin restored",
+		(unsigned long long)addr, path, (unsigned long long)old_pgoff);
+	return -ENOENT;
 }
 
 /* Each hook has exactly the type CRIU calls it with. */
@@ -504,6 +854,7 @@ _Static_assert(HOOK_TYPE_IS(onenode_handle_device_vma, criu_handle_device_vma_fn
 	       "HANDLE_DEVICE_VMA");
 _Static_assert(HOOK_TYPE_IS(onenode_checkpoint_devices, criu_checkpoint_devices_fn),
 	       "CHECKPOINT_DEVICES");
+_Static_assert(HOOK_TYPE_IS(onenode_update_vma_map, criu_update_vma_map_fn), "UPDATE_VMA_MAP");
 
 __attribute__((visibility("default")))
 struct criu_plugin_desc CR_PLUGIN_DESC = {
@@ -517,5 +868,6 @@ struct criu_plugin_desc CR_PLUGIN_DESC = {
 		[CRIU_HOOK_RESTORE_EXT_FILE] = (void *)onenode_restore_ext_file,
 		[CRIU_HOOK_HANDLE_DEVICE_VMA] = (void *)onenode_handle_device_vma,
 		[CRIU_HOOK_CHECKPOINT_DEVICES] = (void *)onenode_checkpoint_devices,
+		[CRIU_HOOK_UPDATE_VMA_MAP] = (void *)onenode_update_vma_map,
 	},
 };

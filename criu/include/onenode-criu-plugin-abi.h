@@ -77,7 +77,8 @@ enum criu_stage {
  *
  * HANDLE_DEVICE_VMA: called while parsing a task's mappings for a mapping
  * of a character device other than /dev/zero; @fd is the mapped file.
- * Return 0 when the plugin will take care of the mapping.
+ * Return 0 when the plugin will take care of the mapping (criu saves no
+ * contents of it and calls UPDATE_VMA_MAP at restore).
  *
  * CHECKPOINT_DEVICES: called once per live task after all tasks are
  * frozen and before any of them is dumped.
@@ -86,6 +87,15 @@ typedef int criu_dump_ext_file_fn(int fd, int id);
 typedef int criu_restore_ext_file_fn(int id);
 typedef int criu_handle_device_vma_fn(int fd, const struct stat *st);
 typedef int criu_checkpoint_devices_fn(int pid);
+/*
+ * UPDATE_VMA_MAP: at restore, for a mapping HANDLE_DEVICE_VMA took, of the
+ * file at @path, at @addr with file offset @old_pgoff (bytes): set
+ * *@new_pgoff and *@plugin_fd (an fd criu maps and then closes) and return
+ * 1; -ENOTSUP when the mapping is not the plugin's.
+ */
+typedef int criu_update_vma_map_fn(const char *path, const uint64_t addr,
+				   const uint64_t old_pgoff, uint64_t *new_pgoff,
+				   int *plugin_fd);
 
 /*
  * The plugin descriptor, found by CRIU as the symbol "CR_PLUGIN_DESC".

@@ -21,6 +21,15 @@
  * not take it over, and that its queue is no longer suspended: the plugin
  * paused the file before it looked, and resumed it after the failed dump.
  *
+ * With CRIU_HOLDER_OBJECTS=save it holds what the plugin saves: a 9 MiB
+ * buffer in device memory (more than one of the plugin's copy chunks) that
+ * it keeps mapped, a small system-memory buffer, a gap in its handles and
+ * VM ids, and mappings of both buffers in a VM. When woken it checks that
+ * the mapping still shows the bytes, that a write through it shows through
+ * a fresh mapping of the same handle (the mapping maps the restored
+ * buffer), the second buffer's bytes, and, listing its own paused file,
+ * the same handles, VM id and mappings.
+ *
  * Usage: criu-caps-holder --probe
  *        criu-caps-holder READY-FILE GO-FILE RESULT-FILE
  * --probe exits 0 when a vcompute node can be opened and queried, 77 when
@@ -135,6 +144,137 @@ static int check_objects(const struct onenode_device *dev, uint32_t bo,
 	return ret;
 }
 
+#define BIG_SIZE	(9ull << 20)
+#define SMALL_SIZE	8192ull
+#define SAVE_VA		0x100000000ull
+
+static uint8_t byte_at(uint32_t handle, uint64_t i)
+{
+	return (uint8_t)(handle * 29u + i * 13u + (i >> 12));
+}
+
+/* What CRIU_HOLDER_OBJECTS=save made. */
+struct saved {
+	uint32_t big, small, vm;
+	uint8_t *keep;
+};
+
+static void *map_bo(const struct onenode_device *dev, uint32_t handle, uint64_t size)
+{
+	uint64_t off;
+	void *p;
+
+	if (onenode_bo_mmap_offset(dev, handle, &off))
+		return NULL;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd, (off_t)off);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int save_setup(const struct onenode_device *dev, struct saved *sv)
+{
+	struct drm_compute_query_device d;
+	uint32_t gap, vm0;
+	uint64_t big_pl;
+	uint8_t *p;
+	int ret;
+
+	ret = onenode_query_device(dev, &d);
+	if (ret)
+		return ret;
+	big_pl = d.placements & DRM_COMPUTE_PLACEMENT_VRAM ? DRM_COMPUTE_PLACEMENT_VRAM :
+							       DRM_COMPUTE_PLACEMENT_SYSTEM;
+	ret = onenode_bo_create(dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &gap);
+	if (!ret)
+		ret = onenode_bo_create(dev, BIG_SIZE, big_pl, &sv->big);
+	if (!ret)
+		ret = onenode_bo_create(dev, SMALL_SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, &sv->small);
+	if (!ret)
+		ret = onenode_bo_close(dev, gap);
+	if (!ret)
+		ret = onenode_vm_create_flags(dev, 0, &vm0);
+	if (!ret)
+		ret = onenode_vm_create_flags(dev, 0, &sv->vm);
+	if (!ret)
+		ret = onenode_vm_destroy(dev, vm0);
+	if (!ret)
+		ret = onenode_vm_map(dev, sv->vm, sv->big, 0, SAVE_VA, BIG_SIZE,
+					  DRM_COMPUTE_VM_BIND_READONLY);
+	if (!ret)
+		ret = onenode_vm_map(dev, sv->vm, sv->small, 0, SAVE_VA + BIG_SIZE, SMALL_SIZE, 0);
+	if (ret)
+		return ret;
+	sv->keep = map_bo(dev, sv->big, BIG_SIZE);
+	p = map_bo(dev, sv->small, SMALL_SIZE);
+	if (!sv->keep || !p)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < BIG_SIZE; i++)
+		sv->keep[i] = byte_at(sv->big, i);
+	for (uint64_t i = 0; i < SMALL_SIZE; i++)
+		p[i] = byte_at(sv->small, i);
+	munmap(p, SMALL_SIZE);
+	return 0;
+}
+
+/* After the restore: 0, or the reason in @why. */
+static int save_check(const struct onenode_device *dev, const struct saved *sv, char *why,
+		      size_t len)
+{
+	struct drm_compute_criu_mapping maps[4];
+	struct drm_compute_criu_vm vms[4];
+	uint32_t nvms = 4, nmaps = 4;
+	uint8_t *fresh, *p;
+	int ret;
+
+	for (uint64_t i = 0; i < BIG_SIZE; i++)
+		if (sv->keep[i] != byte_at(sv->big, i)) {
+			snprintf(why, len, "the kept mapping of buffer %u reads %#x at %llu",
+				 sv->big, sv->keep[i], (unsigned long long)i);
+			return -EIO;
+		}
+	fresh = map_bo(dev, sv->big, BIG_SIZE);
+	if (!fresh) {
+		snprintf(why, len, "buffer %u cannot be mapped by its handle", sv->big);
+		return -ENOENT;
+	}
+	sv->keep[4097] ^= 0xff;
+	ret = fresh[4097] == (uint8_t)(byte_at(sv->big, 4097) ^ 0xff) ? 0 : -EIO;
+	munmap(fresh, BIG_SIZE);
+	if (ret) {
+		snprintf(why, len, "a write through the kept mapping does not reach buffer %u",
+			 sv->big);
+		return ret;
+	}
+	p = map_bo(dev, sv->small, SMALL_SIZE);
+	for (uint64_t i = 0; p && i < SMALL_SIZE; i++)
+		if (p[i] != byte_at(sv->small, i))
+			ret = -EIO;
+	if (p)
+		munmap(p, SMALL_SIZE);
+	if (!p || ret) {
+		snprintf(why, len, "buffer %u lost its bytes", sv->small);
+		return -EIO;
+	}
+	ret = onenode_criu_pause(dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL);
+	if (!ret)
+		ret = onenode_criu_list(dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, vms, &nvms);
+	if (!ret)
+		ret = onenode_criu_list(dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, maps, &nmaps);
+	onenode_criu_pause(dev, DRM_COMPUTE_CRIU_OP_RESUME, NULL);
+	if (ret) {
+		snprintf(why, len, "listing the restored file: %s", onenode_strerror(ret));
+		return ret;
+	}
+	if (nvms != 1 || vms[0].id != sv->vm || nmaps != 2 || maps[0].handle != sv->big ||
+	    maps[0].va != SAVE_VA || maps[0].flags != DRM_COMPUTE_VM_BIND_READONLY ||
+	    maps[1].handle != sv->small || maps[1].va != SAVE_VA + BIG_SIZE ||
+	    maps[1].range != SMALL_SIZE) {
+		snprintf(why, len, "VMs or mappings differ: %u VMs (first %u, want %u), %u mappings",
+			 nvms, nvms ? vms[0].id : 0, sv->vm, nmaps);
+		return -EIO;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct onenode_device dev, again;
@@ -146,8 +286,10 @@ int main(int argc, char **argv)
 	struct drm_compute_criu_info counts = { 0 };
 	struct onenode_queue queue = { 0 };
 	uint32_t bo = 0, vm = 0;
+	struct saved sv = { 0 };
+	char why[256] = "";
 	int obj_ret = 0;
-	bool objects;
+	bool objects, save;
 
 	if (argc == 2 && !strcmp(argv[1], "--probe"))
 		return probe();
@@ -170,6 +312,16 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	objects = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "1");
+	save = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "save");
+	if (save) {
+		ret = save_setup(&dev, &sv);
+		if (ret) {
+			snprintf(text, sizeof(text), "FAIL: objects to save: %s\n",
+				 onenode_strerror(ret));
+			write_file(argv[3], text);
+			return 1;
+		}
+	}
 	if (objects) {
 		const struct onenode_queue_params params = {
 			.va = 0x10000000ull, .priority = ONENODE_PRIORITY_DEFAULT,
@@ -211,6 +363,8 @@ int main(int argc, char **argv)
 	 */
 	if (objects)
 		obj_ret = check_objects(&dev, bo, &counts, queue.id);
+	if (save)
+		obj_ret = save_check(&dev, &sv, why, sizeof(why));
 
 	/* The same fd number, without reopening anything. */
 	ret = onenode_device_from_fd(dev.fd, &again);
@@ -233,13 +387,17 @@ int main(int argc, char **argv)
 	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
+	} else if (obj_ret && save) {
+		snprintf(text, sizeof(text), "FAIL: the saved objects: %s\n", why);
 	} else if (obj_ret) {
 		snprintf(text, sizeof(text), "FAIL: the buffer, VM and queue after the failed "
 			 "dump: %s%s\n", onenode_strerror(obj_ret),
 			 obj_ret == -EBUSY ? " (the queue is still suspended)" : "");
 	} else {
 		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s\n", dev.fd,
-			 again.path, objects ? ", buffer, VM and running queue kept" : "");
+			 again.path, objects ? ", buffer, VM and running queue kept" :
+			 save ? ", buffers (bytes, handles, kept mapping), VM and mappings restored" :
+			 "");
 	}
 	write_file(argv[3], text);
 	return strncmp(text, "PASS", 4) ? 1 : 0;

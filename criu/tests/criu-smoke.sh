@@ -20,13 +20,21 @@
 #   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
 #                     criu fails, the task keeps running and still passes
 #   dump-refuses-objects
-#                     the task holds a buffer, a GPU VM and a user queue,
-#                     which the plugin cannot save: the plugin pauses the file
+#                     the task holds a buffer, a GPU VM and a user queue; the
+#                     kernel cannot save the queue: the plugin pauses the file
 #                     (the queue suspended), the dump fails with the kernel's
 #                     counts, the plugin resumes the file, and the task keeps
 #                     running with all three, its queue no longer suspended,
 #                     and still owns its file (criu's calls did not take it
 #                     over)
+#   objects           the task holds buffers (one of 9 MiB, kept mapped), a
+#                     gap in its handles, a VM and mappings: dump, restore,
+#                     the restored task finds the same bytes through its kept
+#                     mapping and its handles, the same VM id and mappings
+#   objects-damaged   the same dump; a bit flipped in the objects image, then
+#                     the image cut short: each restore fails with the
+#                     plugin's reason and leaves neither task nor device
+#                     memory behind; the intact image then restores
 set -u
 
 scenario=${1:?scenario}
@@ -128,6 +136,12 @@ verdict() {
 	grep -q "^$want" "$work/result" || fail "expected $want"
 }
 
+# vcompute's device memory in use and own pages, over every instance.
+device_memory() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	cat /sys/kernel/debug/dri/*/vcompute_memory 2>/dev/null | grep -E '^(vram_used|own_pages)' | tr '\n' ' '
+}
+
 need_log() {
 	grep -qF -- "$2" "$1" || fail "$(basename "$1") lacks \"$2\""
 }
@@ -226,13 +240,57 @@ dump-refuses-objects)
 	need_log "$img/dump.log" "onenode: plugin loaded for dump"
 	need_log "$img/dump.log" "paused: 1 queues suspended, 0 exported buffers taken from their importers"
 	# The queue's ring and state are buffers of the file too.
-	need_log "$img/dump.log" "holds compute objects this plugin cannot save yet: 3 buffers (0 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
+	need_log "$img/dump.log" "holds 1 compute objects the kernel cannot save yet, among 3 buffers (0 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
 	need_log "$img/dump.log" "resumed: 1 queues, 0 exported buffers"
 	ls "$img"/onenode-*.img >/dev/null 2>&1 && fail "an image was written for a refused file"
 	alive "$pid" || fail "task $pid died with the failed dump"
 	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
 	verdict PASS
 	wait "$pid" || fail "the task exited with status $?"
+	;;
+objects)
+	CRIU_HOLDER_OBJECTS=save start_holder
+	dump || fail "criu dump failed"
+	reap
+	check_dump_log
+	need_log "$img/dump.log" "onenode: file 0x"
+	need_log "$img/dump.log" "saved 2 buffers (9445376 bytes of contents"
+	need_log "$img/dump.log" "1 GPU VMs, 2 mappings"
+	say "dump: $(grep -F 'saved 2 buffers' "$img/dump.log" | sed 's/.*onenode: //')"
+	restore_must_succeed
+	need_log "$img/restore.log" "restored 2 buffers (9445376 bytes of contents"
+	need_log "$img/restore.log" "moves from offset"
+	say "restore: $(grep -F 'restored 2 buffers' "$img/restore.log" | sed 's/.*onenode: //')"
+	verdict PASS
+	;;
+objects-damaged)
+	CRIU_HOLDER_OBJECTS=save start_holder
+	dump || fail "criu dump failed"
+	reap
+	objects=$(ls "$img"/onenode-objects-*.img 2>/dev/null | head -1)
+	[ -n "$objects" ] || fail "no objects image"
+	cp "$objects" "$work/objects.orig"
+	size=$(stat -c %s "$objects")
+	used_before=$(device_memory)
+	# One bit in the middle of the buffer contents.
+	python3 - "$objects" "$((size / 2))" <<'PY'
+import sys
+with open(sys.argv[1], 'r+b') as f:
+    f.seek(int(sys.argv[2]))
+    b = f.read(1)
+    f.seek(int(sys.argv[2]))
+    f.write(bytes([b[0] ^ 0x10]))
+PY
+	restore_must_fail "(damaged)"
+	[ "$(device_memory)" = "$used_before" ] ||
+		fail "device memory $(device_memory) after the refused restore, $used_before before"
+	head -c "$((size - 100))" "$work/objects.orig" >"$objects"
+	restore_must_fail "(truncated)"
+	[ "$(device_memory)" = "$used_before" ] ||
+		fail "device memory $(device_memory) after the refused restore, $used_before before"
+	cp "$work/objects.orig" "$objects"
+	restore_must_succeed
+	verdict PASS
 	;;
 *)
 	echo "unknown scenario '$scenario'"

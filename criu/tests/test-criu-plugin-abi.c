@@ -139,6 +139,7 @@ int main(int argc, char **argv)
 	criu_restore_ext_file_fn *restore;
 	criu_handle_device_vma_fn *vma;
 	criu_checkpoint_devices_fn *checkpoint;
+	criu_update_vma_map_fn *update_vma;
 	struct stat st;
 	void *h;
 	int fd;
@@ -170,7 +171,8 @@ int main(int argc, char **argv)
 	CHECK(d->init && d->exit, "init and exit set");
 	for (unsigned int i = 0; i < d->max_hooks; i++) {
 		bool want = i == CRIU_HOOK_DUMP_EXT_FILE || i == CRIU_HOOK_RESTORE_EXT_FILE ||
-			    i == CRIU_HOOK_HANDLE_DEVICE_VMA || i == CRIU_HOOK_CHECKPOINT_DEVICES;
+			    i == CRIU_HOOK_HANDLE_DEVICE_VMA || i == CRIU_HOOK_CHECKPOINT_DEVICES ||
+			    i == CRIU_HOOK_UPDATE_VMA_MAP;
 
 		CHECK(!!d->hooks[i] == want, "hook %u %s", i, want ? "set" : "unset");
 	}
@@ -180,6 +182,7 @@ int main(int argc, char **argv)
 	restore = (criu_restore_ext_file_fn *)d->hooks[CRIU_HOOK_RESTORE_EXT_FILE];
 	vma = (criu_handle_device_vma_fn *)d->hooks[CRIU_HOOK_HANDLE_DEVICE_VMA];
 	checkpoint = (criu_checkpoint_devices_fn *)d->hooks[CRIU_HOOK_CHECKPOINT_DEVICES];
+	update_vma = (criu_update_vma_map_fn *)d->hooks[CRIU_HOOK_UPDATE_VMA_MAP];
 
 	/* An unknown stage is an ABI mismatch, refused loudly. */
 	log_reset();
@@ -222,6 +225,14 @@ int main(int argc, char **argv)
 	CHECK_EQ(d->init(CRIU_STAGE_RESTORE), 0, "init(restore) listed");
 	CHECK(strstr(criu_log, "staying idle") == NULL, "active when in the inventory");
 	CHECK_EQ(restore(6), -ENOTSUP, "no image for that id: not ours");
+	{
+		uint64_t pgoff = 0;
+		int pfd = -1;
+
+		CHECK_EQ(update_vma("/dev/null", 0x1000, 0, &pgoff, &pfd), -ENOTSUP,
+			 "a mapping of another file is not ours");
+		CHECK_EQ(pfd, -1, "and no fd handed over");
+	}
 
 	log_reset();
 	CHECK(restore(5) < 0 && restore(5) != -ENOTSUP, "vcompute image, no vcompute node: fails");

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Copyright 2026 The onenode authors
+ *
+ * The objects image: what a render-node file held at the checkpoint (its
+ * buffers with their contents, GPU VMs and mappings), as the kernel listed
+ * it (DRM_COMPUTE_OP_CRIU_CHECKPOINT), for the restore
+ * (DRM_COMPUTE_OP_CRIU_RESTORE). One per CRIU file id,
+ * "onenode-objects-<id, 8 hex digits>.img", beside the text image of the
+ * file's identity (onenode-criu-image.h).
+ *
+ * Binary, in the byte order of the machine that wrote it (the reader
+ * refuses another): a header, then typed records, each length-prefixed and
+ * checksummed (CRC-32C over its type, length and payload), then an END
+ * record. A reader checks the header (magic, version, file id), every
+ * record's checksum and length before it hands the record out, and that
+ * END comes: a truncated, bit-flipped or foreign image is refused with a
+ * reason. Records, in the order the plugin writes them:
+ *
+ *	BOS		struct drm_compute_criu_bo[]
+ *	VMS		struct drm_compute_criu_vm[]
+ *	MAPPINGS	struct drm_compute_criu_mapping[]
+ *	BO_DATA		struct onenode_obj_bo_data, then the bytes (repeated,
+ *			at most ONENODE_OBJ_CHUNK bytes each)
+ *	END		empty
+ *
+ * Kept apart from the CRIU hooks so that it is unit-tested without CRIU.
+ */
+#ifndef ONENODE_CRIU_OBJECTS_H
+#define ONENODE_CRIU_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ONENODE_OBJ_MAGIC	"ONNDOBJS"
+#define ONENODE_OBJ_VERSION	1
+/* The largest payload of a BO_DATA record: the plugin's copy unit. */
+#define ONENODE_OBJ_CHUNK	(8u << 20)
+/* The largest record a reader accepts (an object table of 64 Ki entries). */
+#define ONENODE_OBJ_RECORD_MAX	(ONENODE_OBJ_CHUNK + 4096u)
+
+enum onenode_obj_type {
+	ONENODE_OBJ_BOS = 1,
+	ONENODE_OBJ_VMS = 2,
+	ONENODE_OBJ_MAPPINGS = 3,
+	ONENODE_OBJ_BO_DATA = 4,
+	ONENODE_OBJ_END = 5,
+};
+
+/** struct onenode_obj_bo_data - where the bytes of a BO_DATA record go. */
+struct onenode_obj_bo_data {
+	uint32_t handle;
+	uint32_t pad;
+	uint64_t offset;
+};
+
+/** onenode_crc32c() - CRC-32C of @len bytes, continuing from @crc (0 to start). */
+uint32_t onenode_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/** struct onenode_obj_writer - an image being written. */
+struct onenode_obj_writer {
+	int fd;
+	int dirfd;
+	uint32_t file_id;
+	uint64_t bytes;
+};
+
+/**
+ * onenode_obj_create() - create the image of @file_id in @dirfd (never
+ * over an existing one) and write its header. Return: 0 or a negative errno.
+ */
+int onenode_obj_create(int dirfd, uint32_t file_id, struct onenode_obj_writer *w);
+/**
+ * onenode_obj_write() - one record of @type whose payload is @a (@alen
+ * bytes) followed by @b (@blen bytes; NULL and 0 for none).
+ */
+int onenode_obj_write(struct onenode_obj_writer *w, uint32_t type, const void *a,
+		      size_t alen, const void *b, size_t blen);
+/** onenode_obj_finish() - write END and close; the image is complete. */
+int onenode_obj_finish(struct onenode_obj_writer *w);
+/** onenode_obj_abort() - close and remove an image that will not be finished. */
+void onenode_obj_abort(struct onenode_obj_writer *w);
+
+/** struct onenode_obj_reader - an image being read. */
+struct onenode_obj_reader {
+	int fd;
+	void *buf;
+	size_t cap;
+	uint64_t offset;
+};
+
+/**
+ * onenode_obj_open() - open and check the header of the image of @file_id.
+ * Return: 0; -ENOENT when there is none; -EINVAL (@why says why) for a
+ * foreign or damaged header, -EPROTONOSUPPORT for another version.
+ */
+int onenode_obj_open(int dirfd, uint32_t file_id, struct onenode_obj_reader *r,
+		     char *why, size_t why_len);
+/**
+ * onenode_obj_next() - the next record: *@type, and *@payload (valid until
+ * the next call) of *@len bytes.
+ * Return: 0; -EINVAL (@why says where and why) for a record that is
+ * truncated, too long, of an unknown type or whose checksum is wrong, and
+ * for an image that ends without END.
+ */
+int onenode_obj_next(struct onenode_obj_reader *r, uint32_t *type, const void **payload,
+		     uint64_t *len, char *why, size_t why_len);
+/** onenode_obj_close() - free the reader. */
+void onenode_obj_close(struct onenode_obj_reader *r);
+
+#endif /* ONENODE_CRIU_OBJECTS_H */
