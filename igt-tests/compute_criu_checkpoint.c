@@ -331,7 +331,7 @@ static void test_race(void)
 	struct churn c = { .stop = false };
 	struct compute_dev f;
 	uint64_t end = compute_now_ns() + RACE_MS * 1000000ull;
-	unsigned int rounds = 0, reads = 0;
+	unsigned int rounds = 0, reads = 0, refused = 0;
 	uint8_t buf[2 * COMPUTE_PAGE];
 	pthread_t t;
 
@@ -343,8 +343,15 @@ static void test_race(void)
 		int ret;
 
 		pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+		/*
+		 * Every list first asks what cannot be saved: a mapping seen
+		 * just before its buffer's handle closed is such a thing.
+		 */
 		ret = onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, bos, &n);
-		igt_assert_eq(ret, 0);
+		igt_assert_f(ret == 0 || ret == -EOPNOTSUPP, "buffers: %d\n", ret);
+		if (ret)
+			n = 0;
+		refused += !!ret;
 		for (uint32_t i = 0; i < n && i < COMPUTE_ARRAY_SIZE(bos); i++) {
 			ret = onenode_criu_read_bo(&f.dev, bos[i].handle, 0, buf, bos[i].size);
 			/* The buffer may have gone since the list. */
@@ -354,14 +361,17 @@ static void test_race(void)
 		/* A mapping whose handle just closed cannot be saved. */
 		ret = onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, maps, &m);
 		igt_assert_f(ret == 0 || ret == -EOPNOTSUPP, "mappings: %d\n", ret);
+		refused += !!ret;
 		pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
 		rounds++;
 	}
 	atomic_store(&c.stop, true);
 	pthread_join(t, NULL);
-	igt_info("%u checkpoint rounds, %u buffers read, %u buffers made meanwhile\n", rounds,
-		 reads, atomic_load(&c.made));
+	igt_info("%u checkpoint rounds, %u lists refused by the race, %u buffers read, %u "
+		 "buffers made meanwhile\n", rounds, refused, reads, atomic_load(&c.made));
 	igt_assert_lt(0, (int)atomic_load(&c.made));
+	/* The race allows refusals, not that nothing is ever read. */
+	igt_assert_lt(0, (int)reads);
 	compute_close(&f);
 }
 
