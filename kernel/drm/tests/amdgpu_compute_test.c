@@ -118,6 +118,15 @@ static void amdgpu_compute_test_vm_flags(struct kunit *test)
 			r);
 }
 
+/* A checkpoint reads back the VM_BIND flags the map was made with. */
+static void amdgpu_compute_test_bind_flags_roundtrip(struct kunit *test)
+{
+	u64 f;
+
+	for (f = 0; f <= (DRM_COMPUTE_VM_BIND_READONLY | DRM_COMPUTE_VM_BIND_NOEXEC); f++)
+		KUNIT_EXPECT_EQ(test, amdgpu_compute_bind_flags(amdgpu_compute_vm_flags(f)), f);
+}
+
 static void amdgpu_compute_test_domain(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, amdgpu_compute_domain(DRM_COMPUTE_PLACEMENT_VRAM),
@@ -496,6 +505,7 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_priority_order),
 	KUNIT_CASE(amdgpu_compute_test_hqd_priority),
 	KUNIT_CASE(amdgpu_compute_test_vm_flags),
+	KUNIT_CASE(amdgpu_compute_test_bind_flags_roundtrip),
 	KUNIT_CASE(amdgpu_compute_test_domain),
 	KUNIT_CASE(amdgpu_compute_test_cu_mask_words),
 	KUNIT_CASE(amdgpu_compute_test_cu_mask_pattern),

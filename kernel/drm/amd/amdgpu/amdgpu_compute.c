@@ -36,7 +36,19 @@
  *   with amdgpu_userq_suspend_queue() and amdgpu_userq_resume_queue(), and
  *   stopped through amdgpu_userq's destroy path. The queue format is PM4
  *   (%DRM_COMPUTE_QUEUE_FORMAT_AMD_PM4): amdgpu's DRM user queues have no
- *   AQL mode (mes_userq_map() never sets is_aql_queue).
+ *   AQL mode (mes_userq_map() never sets is_aql_queue);
+ * - checkpoint/restore of buffers, the VM's compute mappings and their
+ *   flags (%DRM_COMPUTE_FEATURE_CRIU): a buffer's placement is its
+ *   preferred domain, its bytes go page by page through ttm_bo_access()
+ *   (SDMA or MMIO for VRAM: correct, synchronous per page, not the
+ *   fenced multi-MiB SDMA copy the hardware deserves), and the mappings are
+ *   read back from amdgpu's VM over the compute spans. Queues are not
+ *   saved (the helper counts them as unsaved): without CWSR a queue with
+ *   running waves can only be drained, not saved mid-wave. Not seen by the
+ *   helper either, and so not refused yet: DRM_AMDGPU_GEM_VA mappings of
+ *   the file's VM outside the compute spans (RADV's) and the creation
+ *   flags of buffers DRM_AMDGPU_GEM_CREATE made; a restore rebuilds the
+ *   buffers as compute buffers and the compute mappings only.
  *
  * The user-queue operations are set only where amdgpu has MES user queues
  * for compute (adev->userq_funcs[AMDGPU_HW_IP_COMPUTE]: GC 11.0.0/2/3 and
@@ -113,12 +125,14 @@
 #include <linux/kref.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/uio.h>
 
 #include <drm/drm_drv.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_vma_manager.h>
+#include <drm/ttm/ttm_bo.h>
 
 #include "amdgpu.h"
 #include "amdgpu_compute.h"
@@ -236,6 +250,57 @@ static int amdgpu_compute_bo_new(struct drm_compute_file *cfile, u64 size,
 static bool amdgpu_compute_bo_bindable(struct drm_gem_object *obj)
 {
 	return true;
+}
+
+/*
+ * Checkpoint: a buffer's placement is the domain it was made for, which a
+ * restore asks for again (where it lives now may be an eviction's choice).
+ */
+static u64 amdgpu_compute_bo_criu_placement(struct drm_gem_object *obj)
+{
+	return gem_to_amdgpu_bo(obj)->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM ?
+	       DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM;
+}
+
+/*
+ * Checkpoint and restore of a buffer's bytes, one page at a time through
+ * ttm_bo_access() (the path a debugger's access to a mapping takes:
+ * kmap for system memory, amdgpu_ttm_access_memory() for VRAM, by SDMA or
+ * MMIO) and a bounce page. Correct, and synchronous per page; the copy
+ * the helper's contract asks for on hardware, by SDMA in multi-MiB fenced
+ * chunks through a transfer buffer, needs a GPU to be written and measured.
+ */
+static int amdgpu_compute_bo_criu_copy(struct drm_gem_object *obj, u64 offset,
+				       struct iov_iter *iter)
+{
+	struct amdgpu_bo *bo = gem_to_amdgpu_bo(obj);
+	bool out = iov_iter_rw(iter) == ITER_DEST;
+	size_t len;
+	void *page;
+	int r = 0;
+
+	page = (void *)__get_free_page(GFP_KERNEL);
+	if (!page)
+		return -ENOMEM;
+	while (iov_iter_count(iter)) {
+		len = min_t(size_t, PAGE_SIZE - offset_in_page(offset), iov_iter_count(iter));
+		if (!out && copy_from_iter(page, len, iter) != len) {
+			r = -EFAULT;
+			break;
+		}
+		r = ttm_bo_access(&bo->tbo, offset, page, len, !out);
+		if (r < 0)
+			break;
+		r = 0;
+		if (out && copy_to_iter(page, len, iter) != len) {
+			r = -EFAULT;
+			break;
+		}
+		offset += len;
+		cond_resched();
+	}
+	free_page((unsigned long)page);
+	return r;
 }
 
 /* VMs */
@@ -493,6 +558,63 @@ static void amdgpu_compute_vm_free(struct drm_compute_vm *vm)
 	mutex_unlock(&link->lock);
 	kref_put(&link->ref, amdgpu_compute_link_release);
 	kfree_rcu(cvm, base.rcu);	/* lookups by id run under RCU */
+}
+
+/*
+ * Checkpoint: what compute MAPs mapped, span by span, as the VM's mappings
+ * record it (GEM_VA mappings of the file's VM are RADV's, not saved here).
+ */
+static int amdgpu_compute_vm_criu_mappings(struct drm_compute_vm *vm,
+					   struct drm_compute_criu_map *maps,
+					   u32 max, u32 *n)
+{
+	struct amdgpu_compute_vm *cvm = to_cvm(vm);
+	struct amdgpu_compute_vm_link *link = cvm->link;
+	struct amdgpu_device *adev = cvm->adev;	/* amdgpu_gmc_sign_extend() */
+	struct amdgpu_bo_va_mapping *m;
+	struct amdgpu_compute_span *s;
+	struct drm_exec exec;
+	u32 i = 0;
+	u64 addr;
+	int r;
+
+	mutex_lock(&link->lock);
+	if (cvm->gen != link->gen || !link->vm) {
+		r = 0;
+		goto out;
+	}
+	r = amdgpu_compute_vm_lock(&exec, link->vm, NULL, true);
+	if (r)
+		goto out;
+	list_for_each_entry(s, &link->spans, link) {
+		for (addr = s->start; addr < s->end;) {
+			m = amdgpu_vm_bo_lookup_mapping(link->vm, addr / AMDGPU_GPU_PAGE_SIZE);
+			if (!m) {
+				addr += AMDGPU_GPU_PAGE_SIZE;
+				continue;
+			}
+			if (i < max && m->bo_va && m->bo_va->base.bo) {
+				struct drm_gem_object *obj = &m->bo_va->base.bo->tbo.base;
+
+				drm_gem_object_get(obj);
+				maps[i] = (struct drm_compute_criu_map) {
+					.obj = obj,
+					.flags = amdgpu_compute_bind_flags(m->flags),
+					.bo_offset = m->offset,
+					.va = amdgpu_gmc_sign_extend(m->start *
+								     AMDGPU_GPU_PAGE_SIZE),
+					.range = (m->last - m->start + 1) * AMDGPU_GPU_PAGE_SIZE,
+				};
+			}
+			i++;
+			addr = (m->last + 1) * AMDGPU_GPU_PAGE_SIZE;
+		}
+	}
+	drm_exec_fini(&exec);
+out:
+	mutex_unlock(&link->lock);
+	*n = i;
+	return r;
 }
 
 static int amdgpu_compute_bind(struct drm_compute_vm *vm,
@@ -950,7 +1072,10 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.p2p_export = amdgpu_compute_p2p_export,			\
 	.p2p_move_to_host = amdgpu_compute_p2p_move_to_host,		\
 	.p2p_check = amdgpu_compute_p2p_check,				\
-	.p2p_interconnect = amdgpu_compute_p2p_interconnect
+	.p2p_interconnect = amdgpu_compute_p2p_interconnect,		\
+	.bo_criu_placement = amdgpu_compute_bo_criu_placement,		\
+	.bo_criu_copy = amdgpu_compute_bo_criu_copy,			\
+	.vm_criu_mappings = amdgpu_compute_vm_criu_mappings
 
 static const struct drm_compute_ops amdgpu_compute_ops = {
 	AMDGPU_COMPUTE_OPS,

@@ -144,6 +144,26 @@ static inline u32 amdgpu_compute_vm_flags(u64 bind_flags)
 }
 
 /**
+ * amdgpu_compute_bind_flags - VM_BIND flags of an amdgpu mapping
+ * @vm_flags: AMDGPU_VM_PAGE_* flags of the mapping, as
+ *	      amdgpu_compute_vm_flags() made them
+ *
+ * The inverse of amdgpu_compute_vm_flags(), for a checkpoint.
+ *
+ * Returns: DRM_COMPUTE_VM_BIND_* bits.
+ */
+static inline u64 amdgpu_compute_bind_flags(u64 vm_flags)
+{
+	u64 flags = 0;
+
+	if (!(vm_flags & AMDGPU_VM_PAGE_WRITEABLE))
+		flags |= DRM_COMPUTE_VM_BIND_READONLY;
+	if (!(vm_flags & AMDGPU_VM_PAGE_EXECUTABLE))
+		flags |= DRM_COMPUTE_VM_BIND_NOEXEC;
+	return flags;
+}
+
+/**
  * amdgpu_compute_cu_mask_words - the helper's CU bitmap as amdgpu's CU mask
  * @words: room for DIV_ROUND_UP(@num_cus, 32) words
  * @mask: bitmap of @num_cus bits, bit n for CU n
