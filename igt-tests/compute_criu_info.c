@@ -362,6 +362,34 @@ static void test_tracer(void)
 	owner_stop(&o);
 }
 
+/*
+ * A tracer that may not checkpoint (a debugger without
+ * CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN) is an ordinary caller: its
+ * ioctl takes the file over, as any process's would. Only a tracer that
+ * may checkpoint (CRIU) looks without taking.
+ */
+static void test_debugger(void)
+{
+	igt_fork(child, 1) {
+		struct compute_dev theirs;
+		struct drm_compute_query_device d;
+		struct owner o;
+		uint32_t bos;
+
+		owner_start(&o);
+		theirs_init(&theirs, o.fd);
+		igt_assert(compute_drop_cap(CAP_CHECKPOINT_RESTORE));
+		igt_assert(compute_drop_cap(CAP_SYS_ADMIN));
+		seize(o.pid);
+		igt_assert_eq(onenode_query_device(&theirs.dev, &d), 0);
+		igt_assert_eq(ptrace(PTRACE_DETACH, o.pid, NULL, NULL), 0);
+		/* The debugger took it: the owner is the owner no more. */
+		igt_assert_eq(owner_info(&o, &bos), -EACCES);
+		owner_stop(&o);
+	}
+	igt_waitchildren();
+}
+
 static void test_handover(void)
 {
 	struct compute_dev theirs;
@@ -548,6 +576,8 @@ igt_main
 			test_tracer();
 		igt_dynamic("handover")
 			test_handover();
+		igt_dynamic("debugger")
+			test_debugger();
 	}
 
 	igt_describe("Threads create and destroy buffers and VMs while the "
