@@ -30,6 +30,10 @@
  * buffer), the second buffer's bytes, and, listing its own paused file,
  * the same handles, VM id and mappings.
  *
+ * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
+ * the device: the fd must then be another node, with a DEVICE report equal
+ * but for the device id.
+ *
  * Usage: criu-caps-holder --probe
  *        criu-caps-holder READY-FILE GO-FILE RESULT-FILE
  * --probe exits 0 when a vcompute node can be opened and queried, 77 when
@@ -275,6 +279,21 @@ static int save_check(const struct onenode_device *dev, const struct saved *sv, 
 	return 0;
 }
 
+/*
+ * The DEVICE reports match; after a restore on another instance (@moved),
+ * but for the device id, which must then differ.
+ */
+static bool same_report(struct drm_compute_query_device a, struct drm_compute_query_device b,
+			bool moved)
+{
+	if (moved) {
+		if (a.device_id == b.device_id)
+			return false;
+		b.device_id = a.device_id;
+	}
+	return !memcmp(&a, &b, sizeof(a));
+}
+
 int main(int argc, char **argv)
 {
 	struct onenode_device dev, again;
@@ -289,7 +308,7 @@ int main(int argc, char **argv)
 	struct saved sv = { 0 };
 	char why[256] = "";
 	int obj_ret = 0;
-	bool objects, save;
+	bool objects, save, moved;
 
 	if (argc == 2 && !strcmp(argv[1], "--probe"))
 		return probe();
@@ -313,6 +332,7 @@ int main(int argc, char **argv)
 	}
 	objects = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "1");
 	save = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "save");
+	moved = getenv("CRIU_HOLDER_MOVED") && !strcmp(getenv("CRIU_HOLDER_MOVED"), "1");
 	if (save) {
 		ret = save_setup(&dev, &sv);
 		if (ret) {
@@ -376,14 +396,15 @@ int main(int argc, char **argv)
 	} else if ((ret = onenode_query_device(&again, &after))) {
 		snprintf(text, sizeof(text), "FAIL: DEVICE query on fd %d: %s\n", dev.fd,
 			 onenode_strerror(ret));
-	} else if (memcmp(&before, &after, sizeof(before))) {
+	} else if (!same_report(before, after, moved)) {
 		snprintf(text, sizeof(text), "FAIL: DEVICE report changed (vram %llu -> %llu, "
 			 "features %#llx -> %#llx, page size %u -> %u)\n",
 			 (unsigned long long)before.vram_size, (unsigned long long)after.vram_size,
 			 (unsigned long long)before.features, (unsigned long long)after.features,
 			 before.page_size, after.page_size);
-	} else if (fstat(dev.fd, &st_after) || st_after.st_rdev != st_before.st_rdev) {
-		snprintf(text, sizeof(text), "FAIL: fd %d is another node now\n", dev.fd);
+	} else if (fstat(dev.fd, &st_after) || (st_after.st_rdev != st_before.st_rdev) != moved) {
+		snprintf(text, sizeof(text), "FAIL: fd %d is %s node now\n", dev.fd,
+			 moved ? "the same" : "another");
 	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
@@ -394,8 +415,9 @@ int main(int argc, char **argv)
 			 "dump: %s%s\n", onenode_strerror(obj_ret),
 			 obj_ret == -EBUSY ? " (the queue is still suspended)" : "");
 	} else {
-		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s\n", dev.fd,
-			 again.path, objects ? ", buffer, VM and running queue kept" :
+		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s%s\n",
+			 dev.fd, again.path, moved ? " but for the device id (another instance)" : "",
+			 objects ? ", buffer, VM and running queue kept" :
 			 save ? ", buffers (bytes, handles, kept mapping), VM and mappings restored" :
 			 "");
 	}

@@ -31,6 +31,12 @@
 #                     gap in its handles, a VM and mappings: dump, restore,
 #                     the restored task finds the same bytes through its kept
 #                     mapping and its handles, the same VM id and mappings
+#   objects-other-device
+#                     the same dump from the first vcompute instance, restored
+#                     onto a second one made through configfs (another render
+#                     minor, another device id, the same DEVICE report
+#                     otherwise): the restored task checks the same as in
+#                     'objects', and that its fd is now the other node
 #   objects-damaged   the same dump; a bit flipped in the objects image, then
 #                     the image cut short: each restore fails with the
 #                     plugin's reason and leaves neither task nor device
@@ -57,11 +63,20 @@ fail() {
 skip() { say "SKIP: $*"; exit 77; }
 
 pid=
+instance=
 cleanup() {
 	# Only the task this script started (or restored) is ever signalled.
 	if [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] &&
 		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$work/ready"; then
 		kill -KILL "$pid" 2>/dev/null
+	fi
+	if [ -n "$instance" ]; then
+		for _ in $(seq 50); do
+			alive "$pid" || break
+			sleep 0.1
+		done
+		echo 0 >"/sys/kernel/config/vcompute/$instance/enabled" 2>/dev/null
+		rmdir "/sys/kernel/config/vcompute/$instance" 2>/dev/null
 	fi
 	rm -rf "$work"
 }
@@ -134,6 +149,22 @@ verdict() {
 	[ -f "$work/result" ] || fail "task $pid wrote no verdict"
 	say "verdict: $(cat "$work/result")"
 	grep -q "^$want" "$work/result" || fail "expected $want"
+}
+
+# instance_up NAME MIB: a vcompute instance made through configfs with MIB
+# of device memory; sets instance (removed at cleanup) and instance_node.
+instance_up() {
+	local dir=/sys/kernel/config/vcompute/$1 n link
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	[ -d /sys/kernel/config/vcompute ] || return 1
+	mkdir -p "$dir" || return 1
+	instance=$1
+	echo "$2" >"$dir/vram_mib" && echo 1 >"$dir/enabled" || return 1
+	for n in /sys/class/drm/renderD*; do
+		link=$(readlink "$n/device" 2>/dev/null) || continue
+		[ "${link##*/}" = "vcompute.$1" ] && { instance_node=/dev/dri/${n##*/}; return 0; }
+	done
+	return 1
 }
 
 # vcompute's device memory in use and own pages, over every instance.
@@ -261,6 +292,25 @@ objects)
 	need_log "$img/restore.log" "restored 2 buffers (9445376 bytes of contents"
 	need_log "$img/restore.log" "moves from offset"
 	say "restore: $(grep -F 'restored 2 buffers' "$img/restore.log" | sed 's/.*onenode: //')"
+	verdict PASS
+	;;
+objects-other-device)
+	CRIU_HOLDER_OBJECTS=save CRIU_HOLDER_MOVED=1 start_holder
+	dump || fail "criu dump failed"
+	reap
+	check_dump_log
+	vram=$(awk '$1 == "device.vram_size" { print $2 }' "$image")
+	from=$(awk '$1 == "path" { print $2 }' "$image")
+	instance_up criu-other "$((vram >> 20))" || fail "no second vcompute instance"
+	other=$instance_node
+	say "restoring the dump of $from onto $other, a second instance"
+	sed -e "s|^path .*|path $other|" \
+		-e "s|^rdev .*|rdev $((0x$(stat -c %t "$other"))):$((0x$(stat -c %T "$other")))|" \
+		"$image" >"$work/image.moved"
+	cp "$work/image.moved" "$image"
+	restore_must_succeed
+	need_log "$img/restore.log" "restored 2 buffers (9445376 bytes of contents"
+	need_log "$img/restore.log" "at $other as fd"
 	verdict PASS
 	;;
 objects-damaged)
