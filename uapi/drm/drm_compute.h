@@ -1348,7 +1348,8 @@ struct drm_compute_svm {
  * unless it has frozen their users, as CRIU has.
  *
  * Errors: -EPERM, -EACCES as above; -EINVAL for non-zero @flags, out fields
- * or @reserved; -ENODEV once the device is unplugged.
+ * or @reserved; -EINTR on a signal while a VM's mappings are looked at;
+ * -ENOMEM; -ENODEV once the device is unplugged.
  */
 struct drm_compute_criu_info {
 	/** @flags: in, none defined: must be zero. */
