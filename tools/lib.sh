@@ -932,7 +932,7 @@ cmd_demo() {
 	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute && $T_CACHE/build/user/examples/nic-ingest/onenode-nic-ingest"
 }
 
-# cmd_bench [vk|queues [ARGS]]: benchmark programs, each printing ratios of
+# cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
 # two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
 # the tree (the H100 numbers come from libvkp2p/tools/device-h100.sh);
 # ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
@@ -944,6 +944,9 @@ cmd_demo() {
 # (--mib N, --rounds N). nic: NIC ingest on a vcompute PCI instance with
 # Soft-RoCE (zero-copy into device memory vs a bounce through host memory);
 # ARGS go to onenode-bench-nic (--mib N, --packet BYTES, --rounds N).
+# criu: the checkpoint/restore copy of device memory on vcompute in the VM
+# (dump and restore vs memcpy); ARGS go to onenode-bench-criu (--mib
+# N,N,..., --rounds N).
 # --flavor F before the name runs the VM benchmarks on kernel flavor F:
 # 'bench' has no KASAN and no lockdep, which the debug flavor has and which
 # make core-mm work (a migration) far slower than a user-space memcpy.
@@ -973,6 +976,9 @@ cmd_bench() {
 	nic)
 		cmd_build --kernel --user --flavor "$flavor"
 		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-nic" "$@" ;;
-	*) die "bench: unknown benchmark '$what' (vk, queues, svm, nic)" ;;
+	criu)
+		cmd_build --kernel --user --flavor "$flavor"
+		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-criu" "$@" ;;
+	*) die "bench: unknown benchmark '$what' (vk, queues, svm, nic, criu)" ;;
 	esac
 }
