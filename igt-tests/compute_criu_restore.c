@@ -255,16 +255,19 @@ static void test_bad_entries(void)
 
 	compute_open_file(&cd, &f);
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
-	/* A handle twice: the first two made, the count says so. */
+	/* A handle twice: all or nothing, the two made before are taken back. */
 	n = 3;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n), -EEXIST);
-	igt_assert_eq_u32(n, 2);
+	igt_assert_eq_u32(n, 3);
+	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, 0, &byte, 1), -ENOENT);
+	igt_assert_eq(onenode_criu_write_bo(&f.dev, 7, 0, &byte, 1), -ENOENT);
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n), 0);
 	/* Creation's rules. */
 	b = (struct drm_compute_criu_bo){ .handle = 9, .size = 100,
 					  .placement = DRM_COMPUTE_PLACEMENT_SYSTEM };
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
-	igt_assert_eq_u32(n, 0);
 	b.size = COMPUTE_PAGE;
 	b.placement = 3;
 	n = 1;
@@ -289,10 +292,13 @@ static void test_bad_entries(void)
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, COMPUTE_PAGE, &byte, 1), -EINVAL);
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 9, 0, &byte, 1), -ENOENT);
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, 0, (void *)16, 1), -EFAULT);
-	/* VMs: an id twice, an SVM VM, id 0. */
+	/* VMs: an id twice (the first taken back), an SVM VM, id 0. */
 	n = 2;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), -EEXIST);
-	igt_assert_eq_u32(n, 1);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m,
+					   &(uint32_t){ 1 }), -ENOENT);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), 0);
 	v = (struct drm_compute_criu_vm){ .id = 5, .flags = DRM_COMPUTE_VM_CREATE_SVM };
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n),
@@ -300,13 +306,22 @@ static void test_bad_entries(void)
 	v = (struct drm_compute_criu_vm){ .id = 0 };
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n), -EINVAL);
-	/* Mappings: binding's rules; an unknown VM or handle. */
+	/*
+	 * Mappings: binding's rules; an unknown VM or handle. Two where the
+	 * second overlaps the first: neither is left, so the first maps again.
+	 */
+	{
+		struct drm_compute_criu_mapping two[2] = { m, m };
+
+		n = 2;
+		igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, two,
+						   &n), -EINVAL);
+	}
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n), 0);
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m, &n),
 		      -EINVAL);
-	igt_assert_eq_u32(n, 0);
 	m.va = COMPUTE_BUF_VA(1);
 	m.handle = 9;
 	n = 1;
@@ -537,7 +552,8 @@ igt_main
 
 	igt_describe("A handle or VM id twice, creation's and binding's rules, "
 		     "an export flag, an SVM VM, writes outside a buffer: each "
-		     "fails with its error and the count of entries made.");
+		     "fails with its error, and an array call makes all of its "
+		     "entries or none.");
 	igt_subtest("bad-entries")
 		test_bad_entries();
 

@@ -293,7 +293,7 @@ int onenode_criu_read_bo(const struct onenode_device *dev, uint32_t handle,
 /**
  * onenode_criu_restore() - a DRM_COMPUTE_OP_CRIU_RESTORE op: BEGIN and END
  * with NULL @entries and @count, the array ops with *@count entries at
- * @entries (*@count set to those made, also on failure).
+ * @entries, all of them made or none.
  */
 int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *entries,
 			 uint32_t *count);

@@ -559,7 +559,9 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
  *
  * Each buffer is created zeroed, with &struct drm_compute_bo_create's
  * rules, at the handle its entry names, and given an mmap offset, which is
- * written back to the entry.
+ * written back to the entry. All or nothing: an entry that fails deletes
+ * the buffers the call made before it and zeroes their entries' offsets
+ * again.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  *
@@ -589,6 +591,14 @@ int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
 			break;
 		}
 	}
-	args->count = i;
+	/*
+	 * All or nothing: undo what this call made, and give the entries
+	 * back their zero mmap offsets, so that the array can be sent again.
+	 */
+	while (ret && i--) {
+		if (!get_user(e.handle, &in[i].handle))
+			drm_gem_handle_delete(cfile->file, e.handle);
+		put_user(0ULL, &in[i].mmap_offset);
+	}
 	return ret;
 }

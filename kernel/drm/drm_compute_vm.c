@@ -801,6 +801,40 @@ int drm_compute_vm_criu_list(struct drm_compute_file *cfile,
 	return ret;
 }
 
+/*
+ * All or nothing: take back the @made first entries of a failed call. An
+ * unmap that fails for want of memory leaves its mapping to the file's
+ * close, which a tool does after any failed restore.
+ */
+static void vm_criu_restore_undo(struct drm_compute_file *cfile,
+				 struct drm_compute_criu_restore *args, u32 made)
+{
+	void __user *in = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_mapping m;
+	struct drm_compute_vm_destroy d;
+	struct drm_compute_vm_bind bind;
+	struct drm_compute_criu_vm v;
+
+	while (made--) {
+		if (args->op == DRM_COMPUTE_CRIU_RESTORE_VMS) {
+			if (copy_from_user(&v, in + made * sizeof(v), sizeof(v)))
+				continue;
+			d = (struct drm_compute_vm_destroy) { .vm_id = v.id };
+			drm_compute_vm_destroy_ioctl(cfile, &d);
+		} else {
+			if (copy_from_user(&m, in + made * sizeof(m), sizeof(m)))
+				continue;
+			bind = (struct drm_compute_vm_bind) {
+				.vm_id = m.vm_id,
+				.op = DRM_COMPUTE_VM_BIND_OP_UNMAP,
+				.va = m.va,
+				.range = m.range,
+			};
+			drm_compute_vm_bind_ioctl(cfile, &bind);
+		}
+	}
+}
+
 /**
  * drm_compute_vm_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_VMS and
  * %DRM_COMPUTE_CRIU_RESTORE_MAPPINGS
@@ -808,7 +842,8 @@ int drm_compute_vm_criu_list(struct drm_compute_file *cfile,
  * @args: the call: @count entries at @ptr; @count set to those made
  *
  * VMs are created at the ids their entries name, mappings with the rules
- * and the driver path of &struct drm_compute_vm_bind.
+ * and the driver path of &struct drm_compute_vm_bind. All or nothing: an
+ * entry that fails takes back what the call made before it.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  *
@@ -823,7 +858,7 @@ int drm_compute_vm_criu_restore(struct drm_compute_file *cfile,
 	u32 i;
 
 	lockdep_assert_held(&cfile->criu_lock);
-	for (i = 0; i < args->count && !ret; i++) {
+	for (i = 0; i < args->count; i++) {
 		if (args->op == DRM_COMPUTE_CRIU_RESTORE_VMS) {
 			struct drm_compute_criu_vm v;
 			u32 id;
@@ -869,6 +904,7 @@ int drm_compute_vm_criu_restore(struct drm_compute_file *cfile,
 		if (ret)
 			break;
 	}
-	args->count = i;
+	if (ret)
+		vm_criu_restore_undo(cfile, args, i);
 	return ret;
 }

@@ -1607,7 +1607,7 @@ struct drm_compute_criu_checkpoint {
 /**
  * DRM_COMPUTE_CRIU_RESTORE_BOS - create @count buffers of
  * &struct drm_compute_criu_bo at @ptr, each at the handle it names,
- * zeroed.
+ * zeroed, and write each one's new mmap offset into its entry.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_BOS		2
 /**
@@ -1661,18 +1661,16 @@ struct drm_compute_criu_checkpoint {
  * not restoring; -EEXIST for a handle or id in use; -ENOENT for a handle
  * or VM the file does not have; -ENOSPC when the device's memory is full or
  * the file has &drm_compute_dev_info.max_vms VMs; -EFAULT; -ENOMEM. An
- * array op stops at the first entry that fails, leaving the entries before
- * it made and setting @count to their number.
+ * array op makes all of its entries or none: the first entry that fails
+ * takes back those the call made before it, and the argument and the
+ * entries come back as they went.
  */
 struct drm_compute_criu_restore {
 	/** @op: in, DRM_COMPUTE_CRIU_RESTORE_*. */
 	__u32 op;
 	/** @flags: in, none defined: must be zero. */
 	__u32 flags;
-	/**
-	 * @count: in/out, entries at @ptr (BOS, VMS, MAPPINGS); out, those
-	 * made. Zero for the other ops.
-	 */
+	/** @count: in, entries at @ptr (BOS, VMS, MAPPINGS); zero otherwise. */
 	__u32 count;
 	/** @id: in, WRITE_BO: the buffer's handle; zero otherwise. */
 	__u32 id;
