@@ -221,6 +221,15 @@ int Thread::issue(int fd, Call &c, const Expect &e)
 
 	if (known && !c.proper())
 		name += c.usize != layout(c.op).size ? "/size" : "/dir";
+	/*
+	 * A restore's BEGIN refuses every other call on its file until END:
+	 * only the exclusive file's thread, which ends it at once, may begin.
+	 */
+	if (!ctx.exclusive && c.op == DRM_COMPUTE_OP_CRIU_RESTORE && c.usize >= 4 &&
+	    get(layout(c.op), view.data(), "op") == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
+		stats.record(name + "/skipped", 0);
+		return EBUSY;
+	}
 	if (is_wait(c.op))
 		arm(true);
 	err = ioctl(fd, req, buf.data()) ? errno : 0;
