@@ -347,11 +347,12 @@ static int check_objects(int id, const struct onenode_device *dev,
 static int list_all(const struct onenode_device *dev, uint32_t op, size_t size, void **out,
 		    uint32_t *n)
 {
-	uint32_t want = 0, got;
+	uint32_t want, got;
 	int ret;
 
 	*out = NULL;
 	for (;;) {
+		want = 0;	/* size the list: no entries */
 		ret = onenode_criu_list(dev, op, NULL, &want);
 		if (ret)
 			return ret;
@@ -363,7 +364,7 @@ static int list_all(const struct onenode_device *dev, uint32_t op, size_t size, 
 		ret = onenode_criu_list(dev, op, *out, &got);
 		if (ret || got <= want)
 			break;
-		want = got;	/* grew in between: list again */
+		/* Grew in between: size it again. */
 	}
 	*n = got;
 	return ret;
