@@ -811,7 +811,12 @@ static void race_import_report(void)
 	}
 	for (int i = 0; i < RACE_ROUNDS; i++) {
 		report(&cd, h, &r, att, RACE_CHILDREN + 1);
-		igt_assert_lte(r.count, 1);	/* one file imports once: one attachment */
+		/*
+		 * A handle closed by one child is out of PRIME's lookup before
+		 * its object is freed and detached, so another child's import
+		 * may attach anew meanwhile: at most one attachment per child.
+		 */
+		igt_assert_lte(r.count, RACE_CHILDREN);
 		assert_reason(r.reason, DRM_COMPUTE_P2P_REASON_HOST_ONLY, "racing");
 	}
 	igt_waitchildren();
