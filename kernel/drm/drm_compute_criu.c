@@ -32,7 +32,9 @@
  * and SVM attribute ranges, and, of those, the objects the device cannot
  * save (&drm_compute_criu_info.unsaved): every one without
  * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues, SVM VMs, exported and
- * imported buffers, and mappings of a buffer the file has no handle to.
+ * imported buffers, mappings of a buffer the file has no handle to, and
+ * what the driver's own ioctls made that the helper cannot see
+ * (&drm_compute_ops.file_criu_unsaved).
  * The kernel decides this, not the tool.
  *
  * %DRM_COMPUTE_OP_CRIU_PAUSE is the phase before anything is saved, as
@@ -114,8 +116,10 @@
 static int criu_count(struct drm_compute_file *cfile,
 		      struct drm_compute_criu_info *args)
 {
-	int vms_unsaved;
+	const struct drm_compute_ops *ops = cfile->cdev->ops;
+	int vms_unsaved, driver_unsaved = 0;
 
+	lockdep_assert_held(&cfile->criu_lock);
 	args->unsaved = 0;
 	drm_compute_bo_criu_count(cfile, args);
 	args->vms = drm_compute_vm_criu_count(cfile);
@@ -124,8 +128,13 @@ static int criu_count(struct drm_compute_file *cfile,
 	vms_unsaved = drm_compute_vm_criu_unsaved(cfile);
 	if (vms_unsaved < 0)
 		return vms_unsaved;
+	if (ops->file_criu_unsaved) {
+		driver_unsaved = ops->file_criu_unsaved(cfile);
+		if (driver_unsaved < 0)
+			return driver_unsaved;
+	}
 	/* No queue is saved yet: its ring and context are not. */
-	args->unsaved += vms_unsaved + args->userqs;
+	args->unsaved += vms_unsaved + args->userqs + driver_unsaved;
 	return 0;
 }
 
@@ -143,13 +152,19 @@ static int criu_count(struct drm_compute_file *cfile,
 int drm_compute_criu_info_ioctl(struct drm_compute_file *cfile, void *data)
 {
 	struct drm_compute_criu_info *args = data;
+	int ret;
 
 	if (args->flags ||
 	    !drm_compute_args_zero(args, offsetofend(typeof(*args), flags),
 				   sizeof(*args) - offsetofend(typeof(*args), flags)))
 		return -EINVAL;
 
-	return criu_count(cfile, args);
+	ret = mutex_lock_interruptible(&cfile->criu_lock);
+	if (ret)
+		return ret;
+	ret = criu_count(cfile, args);
+	mutex_unlock(&cfile->criu_lock);
+	return ret;
 }
 EXPORT_SYMBOL(drm_compute_criu_info_ioctl);
 

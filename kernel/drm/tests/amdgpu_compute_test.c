@@ -127,6 +127,23 @@ static void amdgpu_compute_test_bind_flags_roundtrip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, amdgpu_compute_bind_flags(amdgpu_compute_vm_flags(f)), f);
 }
 
+/* Only what BO_CREATE makes is saved; GEM_CREATE's flags would be lost. */
+static void amdgpu_compute_test_criu_bo_flags(struct kunit *test)
+{
+	const u64 cleared = AMDGPU_GEM_CREATE_VRAM_CLEARED;
+
+	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(cleared));
+	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
+				AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(0));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
+				 AMDGPU_GEM_CREATE_NO_CPU_ACCESS));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
+				 AMDGPU_GEM_CREATE_VM_ALWAYS_VALID));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
+				 AMDGPU_GEM_CREATE_EXPLICIT_SYNC));
+}
+
 static void amdgpu_compute_test_domain(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, amdgpu_compute_domain(DRM_COMPUTE_PLACEMENT_VRAM),
@@ -506,6 +523,7 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_hqd_priority),
 	KUNIT_CASE(amdgpu_compute_test_vm_flags),
 	KUNIT_CASE(amdgpu_compute_test_bind_flags_roundtrip),
+	KUNIT_CASE(amdgpu_compute_test_criu_bo_flags),
 	KUNIT_CASE(amdgpu_compute_test_domain),
 	KUNIT_CASE(amdgpu_compute_test_cu_mask_words),
 	KUNIT_CASE(amdgpu_compute_test_cu_mask_pattern),

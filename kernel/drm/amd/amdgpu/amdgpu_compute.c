@@ -44,11 +44,12 @@
  *   fenced multi-MiB SDMA copy the hardware deserves), and the mappings are
  *   read back from amdgpu's VM over the compute spans. Queues are not
  *   saved (the helper counts them as unsaved): without CWSR a queue with
- *   running waves can only be drained, not saved mid-wave. Not seen by the
- *   helper either, and so not refused yet: DRM_AMDGPU_GEM_VA mappings of
- *   the file's VM outside the compute spans (RADV's) and the creation
- *   flags of buffers DRM_AMDGPU_GEM_CREATE made; a restore rebuilds the
- *   buffers as compute buffers and the compute mappings only.
+ *   running waves can only be drained, not saved mid-wave. What
+ *   amdgpu's own ioctls made is not saved either, and counts as unsaved so
+ *   that a checkpoint refuses the file rather than lose it: a buffer
+ *   DRM_AMDGPU_GEM_CREATE made with flags BO_CREATE does not give
+ *   (amdgpu_compute_criu_bo_flags_ok()) and every DRM_AMDGPU_GEM_VA
+ *   mapping of the file's VM outside the compute spans (RADV's).
  *
  * The user-queue operations are set only where amdgpu has MES user queues
  * for compute (adev->userq_funcs[AMDGPU_HW_IP_COMPUTE]: GC 11.0.0/2/3 and
@@ -258,7 +259,12 @@ static bool amdgpu_compute_bo_bindable(struct drm_gem_object *obj)
  */
 static u64 amdgpu_compute_bo_criu_placement(struct drm_gem_object *obj)
 {
-	return gem_to_amdgpu_bo(obj)->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM ?
+	struct amdgpu_bo *bo = gem_to_amdgpu_bo(obj);
+
+	/* DRM_AMDGPU_GEM_CREATE's flags: a restore would lose them. */
+	if (!amdgpu_compute_criu_bo_flags_ok(bo->flags))
+		return 0;
+	return bo->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM ?
 	       DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM;
 }
 
@@ -615,6 +621,71 @@ out:
 	mutex_unlock(&link->lock);
 	*n = i;
 	return r;
+}
+
+/* Whether what compute MAPs mapped covers [@start, @end). */
+static bool amdgpu_compute_spans_cover(struct amdgpu_compute_vm_link *link,
+				       u64 start, u64 end)
+{
+	struct amdgpu_compute_span *s;
+
+	lockdep_assert_held(&link->lock);
+	list_for_each_entry(s, &link->spans, link) {
+		if (s->start > start)
+			break;
+		if (s->end >= end)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Checkpoint: every mapping of the file's VM the helper does not list,
+ * DRM_AMDGPU_GEM_VA's (RADV's, PRT ones included) outside the compute
+ * spans, is unsaved: a restore would come back without it. The mappings
+ * amdgpu makes itself (the CSA and seq64 at open, the queues' EOP window)
+ * are made again by the restored file.
+ */
+static int amdgpu_compute_file_criu_unsaved(struct drm_compute_file *cfile)
+{
+	struct amdgpu_compute_file *afile = to_afile(cfile);
+	struct amdgpu_fpriv *fpriv = cfile_fpriv(cfile);
+	struct amdgpu_compute_vm_link *link;
+	struct amdgpu_bo_va_mapping *m;
+	struct drm_exec exec;
+	struct rb_node *node;
+	int n = 0, r;
+
+	mutex_lock(&cfile->lock);
+	link = afile->link;
+	if (link)
+		kref_get(&link->ref);
+	mutex_unlock(&cfile->lock);
+
+	if (link)
+		mutex_lock(&link->lock);
+	r = amdgpu_compute_vm_lock(&exec, &fpriv->vm, NULL, true);
+	if (r)
+		goto out;
+	for (node = rb_first_cached(&fpriv->vm.va); node; node = rb_next(node)) {
+		m = rb_entry(node, struct amdgpu_bo_va_mapping, rb);
+		if (m->bo_va && (m->bo_va == fpriv->csa_va ||
+				 m->bo_va == fpriv->seq64_va ||
+				 m->bo_va == afile->eop_va))
+			continue;
+		if (link && link->vm &&
+		    amdgpu_compute_spans_cover(link, m->start * AMDGPU_GPU_PAGE_SIZE,
+					       (m->last + 1) * AMDGPU_GPU_PAGE_SIZE))
+			continue;
+		n++;
+	}
+	drm_exec_fini(&exec);
+out:
+	if (link) {
+		mutex_unlock(&link->lock);
+		kref_put(&link->ref, amdgpu_compute_link_release);
+	}
+	return r ?: n;
 }
 
 static int amdgpu_compute_bind(struct drm_compute_vm *vm,
@@ -1075,7 +1146,8 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.p2p_interconnect = amdgpu_compute_p2p_interconnect,		\
 	.bo_criu_placement = amdgpu_compute_bo_criu_placement,		\
 	.bo_criu_copy = amdgpu_compute_bo_criu_copy,			\
-	.vm_criu_mappings = amdgpu_compute_vm_criu_mappings
+	.vm_criu_mappings = amdgpu_compute_vm_criu_mappings,		\
+	.file_criu_unsaved = amdgpu_compute_file_criu_unsaved
 
 static const struct drm_compute_ops amdgpu_compute_ops = {
 	AMDGPU_COMPUTE_OPS,

@@ -164,6 +164,28 @@ static inline u64 amdgpu_compute_bind_flags(u64 vm_flags)
 }
 
 /**
+ * amdgpu_compute_criu_bo_flags_ok - whether a restore can make a buffer
+ * with these creation flags again
+ * @flags: &amdgpu_bo.flags (AMDGPU_GEM_CREATE_*)
+ *
+ * BO_CREATE makes its buffers with %AMDGPU_GEM_CREATE_VRAM_CLEARED alone,
+ * and amdgpu later adds %AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED (a CPU
+ * fault or a pin) or drops %AMDGPU_GEM_CREATE_CPU_GTT_USWC on its own. A
+ * buffer DRM_AMDGPU_GEM_CREATE made with any other flag (NO_CPU_ACCESS,
+ * VM_ALWAYS_VALID, EXPLICIT_SYNC, ...) would come back without it, as a
+ * compute buffer: a checkpoint must count it as unsaved.
+ *
+ * Returns: true for the flags of a buffer BO_CREATE made.
+ */
+static inline bool amdgpu_compute_criu_bo_flags_ok(u64 flags)
+{
+	const u64 own = AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED |
+			AMDGPU_GEM_CREATE_CPU_GTT_USWC;
+
+	return (flags & ~own) == AMDGPU_GEM_CREATE_VRAM_CLEARED;
+}
+
+/**
  * amdgpu_compute_cu_mask_words - the helper's CU bitmap as amdgpu's CU mask
  * @words: room for DIV_ROUND_UP(@num_cus, 32) words
  * @mask: bitmap of @num_cus bits, bit n for CU n

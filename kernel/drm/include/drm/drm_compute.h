@@ -443,6 +443,18 @@ struct drm_compute_ops {
 	int (*vm_criu_mappings)(struct drm_compute_vm *vm,
 				struct drm_compute_criu_map *maps, u32 max,
 				u32 *n);
+	/**
+	 * @file_criu_unsaved: CRIU, optional. The number of objects of the
+	 * file that a checkpoint through the helper would not save, or would
+	 * save without something the driver's own ioctls gave them (a mapping
+	 * the helper does not list); they count in
+	 * &drm_compute_criu_info.unsaved, so that the file is refused rather
+	 * than restored without them. Drivers whose files hold nothing but
+	 * what the helper made leave it NULL. Called with the file's
+	 * &drm_compute_file.criu_lock held and no other helper lock. Returns
+	 * the count, or -EINTR or another negative error code.
+	 */
+	int (*file_criu_unsaved)(struct drm_compute_file *cfile);
 };
 
 /**
