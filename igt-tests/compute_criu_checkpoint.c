@@ -195,9 +195,11 @@ static void expect_unsaved(const struct compute_dev *f, uint32_t want)
 
 static void test_unsaved(void)
 {
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
+	struct drm_compute_userq_state st;
+	uint32_t a, vm, svm, so, word = 1;
 	struct compute_queue q;
 	struct compute_dev f;
-	uint32_t a, vm, svm;
 	int dmabuf;
 
 	compute_open_file(&cd, &f);
@@ -207,8 +209,22 @@ static void test_unsaved(void)
 	compute_map(&f, vm, a, 0, COMPUTE_BUF_VA(0), COMPUTE_PAGE, 0);
 	expect_unsaved(&f, 0);
 
-	/* A queue: not saved yet. */
+	/* A queue: saved where the device restores queues. */
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
+	expect_unsaved(&f, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 0 : 1);
+	/* One with a sync-object signal pending: not saved. */
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &so), 0);
+	igt_assert_eq(onenode_userq_signal(&f.dev, q.q.id, 1000, so, 1), 0);
+	expect_unsaved(&f, 1);
+	compute_queue_fini(&q);
+	drmSyncobjDestroy(f.fd, so);
+	expect_unsaved(&f, 0);
+	/* A faulted queue: not saved. */
+	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
+	compute_emit(&q, pkt, onenode_pkt_write_data(pkt, COMPUTE_BUF_VA(9), &word, 1));
+	compute_submit(&q);
+	igt_assert(compute_poll_status(&f, q.q.id, DRM_COMPUTE_USERQ_STATUS_FAULTED,
+				       COMPUTE_TIMEOUT_MS, &st));
 	expect_unsaved(&f, 1);
 	compute_queue_fini(&q);
 	expect_unsaved(&f, 0);
@@ -248,7 +264,7 @@ static void test_invalid(void)
 	igt_assert_eq_u32(ok.count, 0);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 5, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 6, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
 					-EINVAL);
 	}
@@ -402,8 +418,10 @@ igt_main
 	igt_subtest("read-bo")
 		test_read_bo();
 
-	igt_describe("A queue, an exported buffer, an SVM VM and a mapping of "
-		     "a buffer without a handle count as unsaved, and the "
+	igt_describe("A queue with a sync-object signal pending, a faulted "
+		     "queue, an exported buffer, an SVM VM and a mapping of a "
+		     "buffer without a handle count as unsaved (a queue alone "
+		     "does not, where the device restores queues), and the "
 		     "kernel refuses to list a file holding any; gone, the "
 		     "file can be saved again.");
 	igt_subtest("unsaved")

@@ -7,12 +7,14 @@
  * a fresh file with the same handles, contents, VM ids and mappings; the
  * restoring state refuses every other ioctl, DRM core's included, so a
  * racing thread can neither see nor take a handle; collisions and bad
- * entries fail cleanly; a restore given up frees everything; bad input and
- * the access rule.
+ * entries fail cleanly; a restore given up frees everything; user queues
+ * come back where the checkpoint stopped them, mid-packet included; bad
+ * input and the access rule.
  */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -46,13 +48,14 @@ struct image {
 	uint8_t *data[MAX_OBJS];
 	struct drm_compute_criu_vm vms[MAX_OBJS];
 	struct drm_compute_criu_mapping maps[MAX_OBJS];
-	uint32_t nbos, nvms, nmaps;
+	struct drm_compute_criu_queue queues[MAX_OBJS];
+	uint32_t nbos, nvms, nmaps, nqueues;
 };
 
 static void checkpoint(const struct compute_dev *f, struct image *img)
 {
 	memset(img, 0, sizeof(*img));
-	img->nbos = img->nvms = img->nmaps = MAX_OBJS;
+	img->nbos = img->nvms = img->nmaps = img->nqueues = MAX_OBJS;
 	igt_assert_eq(onenode_criu_pause(&f->dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, img->bos,
 					&img->nbos), 0);
@@ -60,7 +63,10 @@ static void checkpoint(const struct compute_dev *f, struct image *img)
 					&img->nvms), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, img->maps,
 					&img->nmaps), 0);
-	igt_assert(img->nbos <= MAX_OBJS && img->nvms <= MAX_OBJS && img->nmaps <= MAX_OBJS);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES, img->queues,
+					&img->nqueues), 0);
+	igt_assert(img->nbos <= MAX_OBJS && img->nvms <= MAX_OBJS && img->nmaps <= MAX_OBJS &&
+		   img->nqueues <= MAX_OBJS);
 	for (uint32_t i = 0; i < img->nbos; i++) {
 		img->data[i] = malloc(img->bos[i].size);
 		igt_assert(img->data[i]);
@@ -105,6 +111,15 @@ static int restore(const struct compute_dev *f, struct image *img)
 	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, img->maps, &n);
 	if (ret)
 		return ret;
+	if (img->nqueues) {
+		for (uint32_t i = 0; i < img->nqueues; i++)
+			img->queues[i].doorbell_offset = 0;
+		n = img->nqueues;
+		ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, img->queues,
+					   &n);
+		if (ret)
+			return ret;
+	}
 	return onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
 }
 
@@ -377,6 +392,209 @@ static void test_given_up(void)
 	}
 }
 
+/* The image's contents of buffer @handle. */
+static uint8_t *image_bo(const struct image *img, uint32_t handle)
+{
+	for (uint32_t i = 0; i < img->nbos; i++)
+		if (img->bos[i].handle == handle)
+			return img->data[i];
+	igt_assert_f(false, "no buffer %u in the image\n", handle);
+	return NULL;
+}
+
+/* Nodes a LIST_SUM walks around a two-node cycle (values 1 and 2). */
+#define LIST_NODES	(1ull << 18)
+#define LIST_OUT	64	/* offset of its struct vcompute_list_sum */
+#define WRITE_AT	128	/* where the suspended queue's WRITE_DATA goes */
+
+/*
+ * A queue checkpointed in the middle of a long LIST_SUM, and a second
+ * queue its user had suspended with a write pending, restored into a fresh
+ * file: the first finishes the walk from where it was, with the sum of the
+ * whole walk; the second stays suspended until resumed, then writes.
+ */
+static void test_queues(void)
+{
+	struct compute_param job_limit = { .module = "vcompute", .name = "job_timeout_ms" };
+	static struct compute_rawq rq, sq;
+	static struct compute_buf d;
+	const struct vcompute_ctx_save *ctx;
+	struct drm_compute_userq_state st;
+	struct vcompute_list_node *nodes;
+	const volatile struct vcompute_list_sum *sum;
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS], v1, v2, v3, t0, wptr, ctx_va;
+	uint32_t rq_id, sq_id, state, data;
+	const struct drm_compute_criu_queue *e;
+	struct compute_dev f, g;
+	uint32_t vm, word = 0x5eed1234;
+	struct image img;
+	void *db;
+	uint8_t *p;
+
+	igt_require_f(cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU,
+		      "the device does not restore its queues\n");
+	compute_param_set(&job_limit, 0);
+	compute_open_file(&cd, &f);
+	vm = compute_vm(&f);
+	compute_buf_init(&f, vm, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM, COMPUTE_BUF_VA(0),
+			 DRM_COMPUTE_VM_BIND_NOEXEC, &d);
+	nodes = d.cpu;
+	nodes[0] = (struct vcompute_list_node){ .next = d.va + sizeof(*nodes), .value = 1 };
+	nodes[1] = (struct vcompute_list_node){ .next = d.va, .value = 2 };
+	sum = (const volatile void *)((char *)d.cpu + LIST_OUT);
+
+	compute_rawq_setup(&f, vm, COMPUTE_QUEUE_VA(0), 4096, 0, &rq);
+	compute_rawq_create(&rq);
+	v1 = compute_rawq_submit(&rq);
+	compute_rawq_sync(&rq, v1);
+	compute_rawq_emit(&rq, pkt, onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_LIST_SUM,
+							 LIST_NODES, 0, d.va, d.va + LIST_OUT, 0));
+	v2 = compute_rawq_submit(&rq);
+
+	compute_rawq_setup(&f, vm, COMPUTE_QUEUE_VA(1), 4096, 0, &sq);
+	compute_rawq_create(&sq);
+	igt_assert_eq(onenode_userq_control(&f.dev, sq.id, DRM_COMPUTE_USERQ_OP_SUSPEND), 0);
+	compute_rawq_emit(&sq, pkt, onenode_pkt_write_data(pkt, d.va + WRITE_AT, &word, 1));
+	v3 = compute_rawq_submit(&sq);
+
+	/* Inside the walk. */
+	t0 = compute_now_ns();
+	while (!sum->nodes && compute_now_ns() - t0 < COMPUTE_TIMEOUT_MS * 1000000ull)
+		compute_sleep_ms(1);
+	checkpoint(&f, &img);
+	/* What the checks below need, before the teardown forgets it. */
+	rq_id = rq.id;
+	sq_id = sq.id;
+	state = rq.state.handle;
+	data = d.handle;
+	wptr = rq.wptr;
+	ctx_va = rq.args.ctx_save_va;
+	compute_rawq_teardown(&sq);
+	compute_rawq_teardown(&rq);
+	compute_buf_fini(&f, &d);
+	compute_close(&f);
+
+	igt_assert_eq_u32(img.nqueues, 2);
+	e = &img.queues[0];
+	igt_assert_eq_u32(e->queue_id, rq_id);
+	igt_assert_eq_u32(e->status, 0);
+	igt_assert_eq_u64(e->fence, v1);
+	igt_assert_eq_u64(e->ring_va, COMPUTE_QUEUE_VA(0));
+	igt_assert_eq_u64(e->ctx_save_va, ctx_va);
+	igt_assert_eq_u64(e->wptr, wptr);
+	igt_assert_eq_u32(img.queues[1].queue_id, sq_id);
+	igt_assert_eq_u32(img.queues[1].status, DRM_COMPUTE_USERQ_STATUS_SUSPENDED);
+	/* The pause stopped the walk partway and saved where. */
+	ctx = (const void *)(image_bo(&img, state) + RAWQ_CTX_OFF);
+	igt_assert_eq_u32(ctx->magic, VCOMPUTE_CTX_SAVE_MAGIC);
+	igt_info("checkpointed after %" PRIu64 " of %llu nodes\n", (uint64_t)ctx->progress,
+		 LIST_NODES);
+	igt_assert_f(ctx->progress > 0 && ctx->progress < LIST_NODES,
+		     "the checkpoint found the walk at node %" PRIu64 "\n",
+		     (uint64_t)ctx->progress);
+
+	compute_open_file(&cd, &g);
+	igt_assert_eq(restore(&g, &img), 0);
+	igt_assert_neq_u64(img.queues[0].doorbell_offset, 0);
+	db = mmap(NULL, cd.uq.doorbell_size, PROT_READ | PROT_WRITE, MAP_SHARED, g.fd,
+		  (off_t)img.queues[0].doorbell_offset);
+	igt_assert(db != MAP_FAILED);
+	igt_assert_eq_u64(((struct drm_compute_doorbell *)db)->wptr, e->wptr);
+	munmap(db, cd.uq.doorbell_size);
+
+	igt_assert_eq(onenode_userq_wait(&g.dev, rq_id, v2, COMPUTE_TIMEOUT_MS * 1000000ll), 0);
+	p = compute_bo_map(&g, data, COMPUTE_PAGE);
+	sum = (const volatile void *)(p + LIST_OUT);
+	igt_assert_eq_u64(sum->nodes, LIST_NODES);
+	igt_assert_eq_u64(sum->sum, LIST_NODES / 2 * 3);
+
+	/* Its user suspended it: still so, until resumed. */
+	compute_state(&g, sq_id, &st);
+	igt_assert_eq_u32(st.status, DRM_COMPUTE_USERQ_STATUS_SUSPENDED);
+	igt_assert_eq(onenode_userq_wait(&g.dev, sq_id, v3, 0), -ETIME);
+	igt_assert_eq(onenode_userq_control(&g.dev, sq_id, DRM_COMPUTE_USERQ_OP_RESUME), 0);
+	igt_assert_eq(onenode_userq_wait(&g.dev, sq_id, v3, COMPUTE_TIMEOUT_MS * 1000000ll), 0);
+	igt_assert_eq_u32(*(uint32_t *)(p + WRITE_AT), word);
+	munmap(p, COMPUTE_PAGE);
+
+	image_free(&img);
+	compute_close(&g);
+	compute_param_restore(&job_limit);
+}
+
+/* RESTORE_QUEUES's rules: each bad entry fails, all or nothing. */
+static void test_bad_queues(void)
+{
+	static struct compute_rawq rq;
+	struct drm_compute_criu_queue good, two[2], bad;
+	struct compute_dev f, g;
+	struct image img;
+	uint32_t vm, n;
+
+	igt_require(cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU);
+	compute_open_file(&cd, &f);
+	vm = compute_vm(&f);
+	compute_rawq_setup(&f, vm, COMPUTE_QUEUE_VA(0), 4096, 0, &rq);
+	compute_rawq_create(&rq);
+	checkpoint(&f, &img);
+	compute_rawq_teardown(&rq);
+	compute_close(&f);
+	igt_assert_eq_u32(img.nqueues, 1);
+	good = img.queues[0];
+	good.doorbell_offset = 0;
+	for (uint32_t i = 0; i < img.nbos; i++)
+		img.bos[i].mmap_offset = 0;
+
+	compute_open_file(&cd, &g);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	n = 1;
+	/* No VM yet. */
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, &good, &n),
+		      -ENOENT);
+	n = img.nbos;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, img.bos, &n), 0);
+	n = img.nvms;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, img.vms, &n), 0);
+	n = img.nmaps;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, img.maps,
+					   &n), 0);
+	for (int i = 0; i < 8; i++) {
+		bad = good;
+		switch (i) {
+		case 0: bad.queue_id = 0; break;
+		case 1: bad.pad = 1; break;
+		case 2: bad.reserved[1] = 1; break;
+		case 3: bad.status = DRM_COMPUTE_USERQ_STATUS_FAULTED; break;
+		case 4: bad.doorbell_offset = COMPUTE_PAGE; break;
+		case 5: bad.cu_mask_count = 33; break;
+		case 6: memset(bad.cu_mask, 0, sizeof(bad.cu_mask)); break;	/* no CU */
+		default: bad.ring_size = 4095; break;
+		}
+		n = 1;
+		igt_assert_f(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, &bad,
+						  &n) == -EINVAL, "bad entry %d accepted\n", i);
+	}
+	/* The second entry takes the first's id: neither is left. */
+	two[0] = good;
+	two[1] = good;
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, two, &n),
+		      -EEXIST);
+	igt_assert_eq_u64(two[0].doorbell_offset, 0);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, &good, &n), 0);
+	igt_assert_neq_u64(good.doorbell_offset, 0);
+	good.doorbell_offset = 0;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, &good, &n),
+		      -EEXIST);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	/* An ordinary file: the restored queue is there and idle. */
+	igt_assert_eq(onenode_userq_wait(&g.dev, good.queue_id, good.fence, 0), 0);
+	image_free(&img);
+	compute_close(&g);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
@@ -386,7 +604,7 @@ static void test_invalid(void)
 	compute_open_file(&cd, &f);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 7, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 8, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	for (i = 0; i < 32; i++) {
@@ -567,6 +785,23 @@ igt_main
 		     "unchanged, the file not restoring.");
 	igt_subtest("invalid")
 		test_invalid();
+
+	igt_describe("A queue checkpointed inside a long LIST_SUM and one its "
+		     "user had suspended with a write pending are restored in "
+		     "a fresh file at their ids, with their doorbells' write "
+		     "pointers and fence values: the first finishes the walk "
+		     "with the whole walk's sum, the second stays suspended "
+		     "until resumed, then writes.");
+	igt_subtest("queues")
+		test_queues();
+
+	igt_describe("RESTORE_QUEUES refuses an entry with id 0, non-zero pad, "
+		     "reserved or doorbell offset, a dead status, a CU mask of "
+		     "no CU or of the wrong size, creation's rules broken, an "
+		     "unknown VM and an id in use; two entries where the second "
+		     "fails leave neither.");
+	igt_subtest("bad-queues")
+		test_bad_queues();
 
 	igt_describe("The owner without CAP_CHECKPOINT_RESTORE and "
 		     "CAP_SYS_ADMIN cannot begin a restore.");

@@ -175,7 +175,9 @@ static bool pow2(uint64_t x)
 static void check_userq(const struct drm_compute_query_userq *u)
 {
 	igt_assert_eq_u64(u->caps & ~(uint64_t)(DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP |
-						DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY), 0);
+						DRM_COMPUTE_USERQ_CAP_WPTR_MEMORY |
+						DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY |
+						DRM_COMPUTE_USERQ_CAP_CRIU), 0);
 	igt_assert_lt_u32(0, u->max_queues);
 	igt_assert_lt_u32(0, u->num_priorities);
 	igt_assert_lte_u32(u->num_priorities, 16);
@@ -606,7 +608,8 @@ igt_main
 		igt_assert_eq_u64(d->va_start, 64 << 10);
 		igt_assert_eq_u64(d->va_end, 1ull << 47);
 		igt_assert_eq_u32(d->page_size, 4096);
-		igt_assert_eq_u64(u->caps, DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP);
+		igt_assert_eq_u64(u->caps, DRM_COMPUTE_USERQ_CAP_NEED_WAKEUP |
+					   DRM_COMPUTE_USERQ_CAP_CRIU);
 		igt_assert_eq_u32(u->max_queues, 64);
 		igt_assert_eq_u32(u->num_priorities, 16);
 		igt_assert_eq_u32(u->priority_default, 7);

@@ -343,6 +343,10 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	cdev->ops = ops;
 	cdev->info = *info;
 	cdev->features = features;
+	/* Queues are saved where they can be made again, mask and all. */
+	if ((features & DRM_COMPUTE_FEATURE_CRIU) && ops->userq_criu_restore &&
+	    info->num_cus <= DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32)
+		cdev->info.userq_caps |= DRM_COMPUTE_USERQ_CAP_CRIU;
 	mutex_init(&cdev->userq_lock);
 	INIT_LIST_HEAD(&cdev->userqs);
 	INIT_DELAYED_WORK(&cdev->watchdog, drm_compute_watchdog_work);

@@ -77,11 +77,22 @@
  * file, which frees all it made. Upstream's GEM_CHANGE_HANDLE, which moved
  * handles of a live file and raced (CVE-2026-53145), is not needed.
  *
- * Not saved yet: user queues (their ring and context save area need the
- * queue stopped at a packet boundary and restarted there), sync objects,
- * SVM VMs, exported and imported buffers. A driver gets
- * %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks of
- * &struct drm_compute_ops.
+ * User queues (drm_compute_userq_criu_list(), _restore()): the pause
+ * suspended each running queue, which saved its context, mid-packet if
+ * need be, into its context save area, memory of its VM that is saved with
+ * the buffers like its ring and pointers. A queue's entry keeps the rest:
+ * its creation arguments, read and write pointers, completed fence value,
+ * whether its user had suspended it, and its doorbell's mmap offset.
+ * RESTORE_QUEUES, after the buffers are written and mapped, makes each at
+ * its id, suspended where it was (&drm_compute_ops.userq_criu_restore),
+ * and END continues those that ran, from their save areas. Devices
+ * without that callback report no %DRM_COMPUTE_USERQ_CAP_CRIU and their
+ * queues count as unsaved; so do dead queues and queues with sync-object
+ * signals pending.
+ *
+ * Not saved yet: sync objects, SVM VMs, exported and imported buffers. A
+ * driver gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks
+ * of &struct drm_compute_ops.
  *
  * Locking: the checkpoint and restore ops run under
  * &drm_compute_file.criu_lock; a buffer's contents are copied with no other
@@ -133,8 +144,8 @@ static int criu_count(struct drm_compute_file *cfile,
 		if (driver_unsaved < 0)
 			return driver_unsaved;
 	}
-	/* No queue is saved yet: its ring and context are not. */
-	args->unsaved += vms_unsaved + args->userqs + driver_unsaved;
+	args->unsaved += vms_unsaved + drm_compute_userq_criu_unsaved(cfile) +
+			 driver_unsaved;
 	return 0;
 }
 
@@ -307,6 +318,8 @@ static int criu_checkpoint(struct drm_compute_file *cfile,
 	}
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_BOS)
 		return drm_compute_bo_criu_list(cfile, args);
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES)
+		return drm_compute_userq_criu_list(cfile, args);
 	return drm_compute_vm_criu_list(cfile, args);
 }
 
@@ -334,6 +347,7 @@ int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data
 	case DRM_COMPUTE_CRIU_CKPT_LIST_BOS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_VMS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;
@@ -357,6 +371,9 @@ EXPORT_SYMBOL(drm_compute_criu_checkpoint_ioctl);
 static int criu_restore(struct drm_compute_file *cfile,
 			struct drm_compute_criu_restore *args)
 {
+	u32 resumed;
+	int ret;
+
 	if (args->op == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
 		if (cfile->restoring || cfile->paused)
 			return -EBUSY;
@@ -379,9 +396,13 @@ static int criu_restore(struct drm_compute_file *cfile,
 	case DRM_COMPUTE_CRIU_RESTORE_VMS:
 	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
 		return drm_compute_vm_criu_restore(cfile, args);
+	case DRM_COMPUTE_CRIU_RESTORE_QUEUES:
+		return drm_compute_userq_criu_restore(cfile, args);
 	default:	/* DRM_COMPUTE_CRIU_RESTORE_END */
+		/* The queues that ran at the checkpoint continue. */
+		ret = drm_compute_userq_criu_resume(cfile, &resumed);
 		WRITE_ONCE(cfile->restoring, false);
-		return 0;
+		return ret;
 	}
 }
 
@@ -415,6 +436,7 @@ int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
 	case DRM_COMPUTE_CRIU_RESTORE_BOS:
 	case DRM_COMPUTE_CRIU_RESTORE_VMS:
 	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
+	case DRM_COMPUTE_CRIU_RESTORE_QUEUES:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;

@@ -526,40 +526,56 @@ static void watchdog_kick(struct drm_compute_device *cdev)
 	mod_delayed_work(system_dfl_wq, &cdev->watchdog, msecs_to_jiffies(ms));
 }
 
-/**
- * drm_compute_userq_create_ioctl - %DRM_COMPUTE_OP_USERQ_CREATE
- * @cfile: the file's compute state
- * @data: &struct drm_compute_userq_create
- *
- * Returns: 0 or a negative errno, as &struct drm_compute_userq_create
- * documents.
+/*
+ * Put a restored queue where its checkpoint found it (before it starts):
+ * suspended, its hold ended by the restore's END, which continues it if
+ * it ran when the checkpoint paused it.
  */
-int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
+static int userq_criu_make(struct drm_compute_userq *q,
+			   const struct drm_compute_criu_queue *saved, u32 db_pos)
+{
+	const struct drm_compute_userq_hw hw = {
+		.rptr = saved->rptr,
+		.wptr = saved->wptr,
+		.fence = saved->fence,
+	};
+	int ret;
+
+	lockdep_assert_held(&q->cfile->criu_lock);
+	if (db_pos != saved->doorbell_pos)
+		return -ENXIO;
+	ret = q->cdev->ops->userq_criu_restore(q, &hw);
+	if (ret)
+		return ret;
+	mutex_lock(&q->ctl_lock);
+	q->criu_held = true;
+	q->criu_suspended = !saved->status;
+	spin_lock(&q->lock);
+	q->status = DRM_COMPUTE_USERQ_STATUS_SUSPENDED;
+	q->fence = saved->fence;
+	spin_unlock(&q->lock);
+	mutex_unlock(&q->ctl_lock);
+	return 0;
+}
+
+/*
+ * Make a queue from checked arguments: an ordinary one (@saved NULL) at
+ * the first free id, or one a checkpoint saved, at its id and stopped
+ * where it was. Takes @mask, and frees it on failure.
+ */
+static int userq_new(struct drm_compute_file *cfile,
+		     struct drm_compute_userq_create *args, unsigned long *mask,
+		     const struct drm_compute_criu_queue *saved)
 {
 	struct drm_compute_device *cdev = cfile->cdev;
 	const struct drm_compute_dev_info *info = &cdev->info;
-	struct drm_compute_userq_create *args = data;
 	struct drm_compute_userq_args qargs;
 	struct drm_compute_userq *q;
 	struct drm_compute_vm *vm;
-	unsigned long *mask;
 	u64 db_offset = 0;
 	u32 db_pos = 0;
-	bool privileged;
 	int ret;
 
-	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
-		return -EOPNOTSUPP;
-	ret = drm_compute_userq_args_check(info, args);
-	if (ret)
-		return ret;
-	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
-	ret = drm_compute_priority_check(info, args->priority, privileged);
-	if (ret)
-		return ret;
-	mask = cu_mask_from_user(info, args);
-	if (IS_ERR(mask))
-		return PTR_ERR(mask);
 	vm = drm_compute_vm_lookup(cfile, args->vm_id);
 	if (!vm) {
 		bitmap_free(mask);
@@ -601,6 +617,10 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 		ret = -ENOSPC;
 		goto err_unlock;
 	}
+	if (saved && xa_load(&cfile->queues, saved->queue_id)) {
+		ret = -EEXIST;
+		goto err_unlock;
+	}
 	q = cdev->ops->userq_create(cfile, &qargs, &db_offset, &db_pos);
 	if (IS_ERR(q)) {
 		ret = PTR_ERR(q);
@@ -612,6 +632,10 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 	kref_init(&q->ref);
 	q->priority = args->priority;
 	q->cu_mask = mask;
+	q->create = *args;
+	q->create.cu_mask_ptr = 0;
+	q->create.doorbell_offset = db_offset;
+	q->create.doorbell_pos = db_pos;
 	q->fence_context = dma_fence_context_alloc(1);
 	mutex_init(&q->ctl_lock);
 	spin_lock_init(&q->lock);
@@ -633,15 +657,29 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 	watchdog_kick(cdev);
 	mutex_unlock(&cdev->userq_lock);
 
+	if (saved) {
+		ret = userq_criu_make(q, saved, db_pos);
+		if (ret) {
+			/* Never published: stop it, and the file's reference goes. */
+			drm_compute_userq_remove(q, -ECANCELED);
+			mutex_unlock(&cfile->lock);
+			return ret;
+		}
+	}
 	/* Started before it is published, so no ioctl sees it unstarted. */
 	if (cdev->ops->userq_start)
 		cdev->ops->userq_start(q);
-	ret = xa_alloc(&cfile->queues, &q->id, q, XA_LIMIT(1, U32_MAX), GFP_KERNEL);
+	if (saved) {
+		q->id = saved->queue_id;
+		ret = xa_insert(&cfile->queues, q->id, q, GFP_KERNEL);
+	} else {
+		ret = xa_alloc(&cfile->queues, &q->id, q, XA_LIMIT(1, U32_MAX),
+			       GFP_KERNEL);
+	}
 	if (ret) {
-		/* Never published: stop it, and the file's reference goes. */
 		drm_compute_userq_remove(q, -ECANCELED);
 		mutex_unlock(&cfile->lock);
-		return ret;
+		return ret == -EBUSY ? -EEXIST : ret;
 	}
 	/* Once unlocked, a concurrent destroy of the new id may free @q. */
 	args->queue_id = q->id;
@@ -656,6 +694,38 @@ err_unlock:
 	drm_compute_vm_put(vm);
 	bitmap_free(mask);
 	return ret;
+}
+
+/**
+ * drm_compute_userq_create_ioctl - %DRM_COMPUTE_OP_USERQ_CREATE
+ * @cfile: the file's compute state
+ * @data: &struct drm_compute_userq_create
+ *
+ * Returns: 0 or a negative errno, as &struct drm_compute_userq_create
+ * documents.
+ */
+int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	const struct drm_compute_dev_info *info = &cdev->info;
+	struct drm_compute_userq_create *args = data;
+	unsigned long *mask;
+	bool privileged;
+	int ret;
+
+	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
+		return -EOPNOTSUPP;
+	ret = drm_compute_userq_args_check(info, args);
+	if (ret)
+		return ret;
+	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
+	ret = drm_compute_priority_check(info, args->priority, privileged);
+	if (ret)
+		return ret;
+	mask = cu_mask_from_user(info, args);
+	if (IS_ERR(mask))
+		return PTR_ERR(mask);
+	return userq_new(cfile, args, mask, NULL);
 }
 EXPORT_SYMBOL(drm_compute_userq_create_ioctl);
 
@@ -939,6 +1009,244 @@ int drm_compute_userq_criu_resume(struct drm_compute_file *cfile, u32 *resumed)
 			ret = r;
 	}
 	*resumed = n;
+	return ret;
+}
+
+/* Whether a checkpoint can save @q as it stands. */
+static bool userq_criu_savable(struct drm_compute_userq *q)
+{
+	bool ok;
+
+	if (!(q->cdev->info.userq_caps & DRM_COMPUTE_USERQ_CAP_CRIU))
+		return false;
+	spin_lock(&q->lock);
+	/* Dead queues and sync-object signals still to add are not saved. */
+	ok = !userq_dead(q) && !q->num_signals && !q->stopped;
+	spin_unlock(&q->lock);
+	return ok;
+}
+
+/**
+ * drm_compute_userq_criu_unsaved - the queues a checkpoint cannot save
+ * @cfile: the file's compute state
+ *
+ * Every queue on a device without %DRM_COMPUTE_USERQ_CAP_CRIU; elsewhere
+ * those that are dead (faulted, hung, lost) or have sync-object signals
+ * pending.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: the count.
+ */
+u32 drm_compute_userq_criu_unsaved(struct drm_compute_file *cfile)
+{
+	struct drm_compute_userq *q;
+	unsigned long id;
+	u32 n = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		if (!userq_criu_savable(q))
+			n++;
+		drm_compute_userq_put(q);
+	}
+	return n;
+}
+
+/* One queue as a checkpoint saves it; -EAGAIN for one that runs. */
+static int userq_criu_save(struct drm_compute_userq *q,
+			   struct drm_compute_criu_queue *e)
+{
+	const struct drm_compute_userq_create *c = &q->create;
+	struct drm_compute_userq_hw hw = { };
+	int ret = 0;
+
+	mutex_lock(&q->ctl_lock);
+	spin_lock(&q->lock);
+	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED || !q->criu_held)
+		ret = -EAGAIN;	/* the pause holds every queue it saves */
+	spin_unlock(&q->lock);
+	if (ret)
+		goto out;
+	q->cdev->ops->userq_hw_state(q, &hw);
+	*e = (struct drm_compute_criu_queue) {
+		.queue_id = q->id,
+		.vm_id = c->vm_id,
+		.format = c->format,
+		.priority = q->priority,
+		.ring_va = c->ring_va,
+		.ring_size = c->ring_size,
+		.rptr_va = c->rptr_va,
+		.wptr_va = c->wptr_va,
+		.fence_va = c->fence_va,
+		.ctx_save_va = c->ctx_save_va,
+		.ctx_save_size = c->ctx_save_size,
+		.rptr = hw.rptr,
+		.wptr = hw.wptr,
+		.status = q->criu_suspended ? 0 : DRM_COMPUTE_USERQ_STATUS_SUSPENDED,
+		.cu_mask_count = round_up(q->cdev->info.num_cus, 32),
+		.doorbell_offset = c->doorbell_offset,
+		.doorbell_pos = c->doorbell_pos,
+	};
+	spin_lock(&q->lock);
+	e->fence = max(q->fence, hw.fence);
+	spin_unlock(&q->lock);
+	bitmap_to_arr32(e->cu_mask, q->cu_mask, q->cdev->info.num_cus);
+out:
+	mutex_unlock(&q->ctl_lock);
+	return ret;
+}
+
+/**
+ * drm_compute_userq_criu_list - %DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES
+ * @cfile: the paused file, which holds nothing unsaved
+ * @args: the call: up to @count entries written to @ptr, @count set to
+ *	  the file's queues
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT, or -EAGAIN for a queue the pause did not hold
+ * (none, on a paused file).
+ */
+int drm_compute_userq_criu_list(struct drm_compute_file *cfile,
+				struct drm_compute_criu_checkpoint *args)
+{
+	void __user *out = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_queue e;
+	struct drm_compute_userq *q;
+	unsigned long id;
+	u32 total = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		if (total < args->count) {
+			ret = userq_criu_save(q, &e);
+			if (!ret && copy_to_user(out + total * sizeof(e), &e, sizeof(e)))
+				ret = -EFAULT;
+		}
+		drm_compute_userq_put(q);
+		if (ret)
+			return ret;
+		total++;
+	}
+	args->count = total;
+	return 0;
+}
+
+/* A saved queue's creation arguments, checked as USERQ_CREATE's are. */
+static int userq_criu_args(struct drm_compute_file *cfile,
+			   const struct drm_compute_criu_queue *e,
+			   struct drm_compute_userq_create *args,
+			   unsigned long **mask)
+{
+	const struct drm_compute_dev_info *info = &cfile->cdev->info;
+	bool privileged;
+	int ret;
+
+	if (!e->queue_id || e->pad || e->reserved[0] || e->reserved[1] ||
+	    (e->status && e->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED) ||
+	    e->cu_mask_count > DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32 ||
+	    e->doorbell_offset)
+		return -EINVAL;
+	*args = (struct drm_compute_userq_create) {
+		.vm_id = e->vm_id,
+		.format = e->format,
+		.priority = e->priority,
+		.ring_va = e->ring_va,
+		.ring_size = e->ring_size,
+		.rptr_va = e->rptr_va,
+		.wptr_va = e->wptr_va,
+		.fence_va = e->fence_va,
+		.ctx_save_va = e->ctx_save_va,
+		.ctx_save_size = e->ctx_save_size,
+	};
+	ret = drm_compute_userq_args_check(info, args);
+	if (ret)
+		return ret;
+	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
+	ret = drm_compute_priority_check(info, e->priority, privileged);
+	if (ret)
+		return ret;
+	*mask = bitmap_zalloc(info->num_cus, GFP_KERNEL);
+	if (!*mask)
+		return -ENOMEM;
+	ret = drm_compute_cu_mask_parse(info, e->cu_mask, e->cu_mask_count, *mask);
+	if (ret)
+		bitmap_free(*mask);
+	return ret;
+}
+
+/* All or nothing: destroy the @made first queues of a failed call. */
+static void userq_criu_restore_undo(struct drm_compute_file *cfile,
+				    struct drm_compute_criu_restore *args,
+				    u32 made)
+{
+	struct drm_compute_criu_queue __user *in = u64_to_user_ptr(args->ptr);
+	struct drm_compute_userq *q;
+	u32 id;
+
+	while (made--) {
+		if (get_user(id, &in[made].queue_id))
+			continue;
+		mutex_lock(&cfile->lock);
+		q = xa_erase(&cfile->queues, id);
+		if (q)
+			drm_compute_userq_remove(q, -ECANCELED);
+		mutex_unlock(&cfile->lock);
+		/* The entry goes back as it came. */
+		put_user(0ull, &in[made].doorbell_offset);
+	}
+}
+
+/**
+ * drm_compute_userq_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_QUEUES
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr
+ *
+ * Each queue is made with USERQ_CREATE's rules and driver path, at the id
+ * its entry names, stopped where the checkpoint found it
+ * (&drm_compute_ops.userq_criu_restore); its new doorbell offset goes into
+ * its entry. All or nothing: an entry that fails takes back what the call
+ * made before it.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0 or the first entry's error, as &struct
+ * drm_compute_criu_restore documents.
+ */
+int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
+				   struct drm_compute_criu_restore *args)
+{
+	struct drm_compute_criu_queue __user *in = u64_to_user_ptr(args->ptr);
+	struct drm_compute_userq_create create;
+	struct drm_compute_criu_queue e;
+	unsigned long *mask;
+	int ret = 0;
+	u32 i;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (!(cfile->cdev->info.userq_caps & DRM_COMPUTE_USERQ_CAP_CRIU))
+		return -EOPNOTSUPP;
+	for (i = 0; i < args->count; i++) {
+		if (copy_from_user(&e, &in[i], sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = userq_criu_args(cfile, &e, &create, &mask);
+		if (ret)
+			break;
+		ret = userq_new(cfile, &create, mask, &e);
+		if (ret)
+			break;
+		if (put_user(create.doorbell_offset, &in[i].doorbell_offset)) {
+			i++;	/* made: taken back with the others */
+			ret = -EFAULT;
+			break;
+		}
+	}
+	if (ret)
+		userq_criu_restore_undo(cfile, args, i);
 	return ret;
 }
 

@@ -194,7 +194,7 @@ constexpr Field criu_pause_f[] = {
 
 using CK = drm_compute_criu_checkpoint;
 constexpr Field criu_checkpoint_f[] = {
-	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_READ_BO),
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES),
 	F(CK, flags, Flags, 0),
 	F(CK, count, Value, 0),
 	F(CK, id, Handle, 0),
@@ -207,7 +207,7 @@ constexpr Field criu_checkpoint_f[] = {
 
 using CR = drm_compute_criu_restore;
 constexpr Field criu_restore_f[] = {
-	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_END),
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_QUEUES),
 	F(CR, flags, Flags, 0),
 	F(CR, count, Value, 0),
 	F(CR, id, Handle, 0),

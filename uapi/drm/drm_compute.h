@@ -367,6 +367,14 @@ struct drm_compute_query_device {
  * reports each one.
  */
 #define DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY	_BITULL(2)
+/**
+ * DRM_COMPUTE_USERQ_CAP_CRIU - a checkpoint saves the device's user queues
+ * and a restore makes them again, each continuing where it stopped, from
+ * its context save area (&struct drm_compute_criu_queue). Set by the
+ * kernel on devices with %DRM_COMPUTE_FEATURE_CRIU that can restore a
+ * queue; elsewhere a file's queues count as unsaved.
+ */
+#define DRM_COMPUTE_USERQ_CAP_CRIU		_BITULL(3)
 
 /** DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE - vcompute packets (vcompute_drm.h). */
 #define DRM_COMPUTE_QUEUE_FORMAT_VCOMPUTE	1
@@ -1382,9 +1390,13 @@ struct drm_compute_criu_info {
 	/**
 	 * @unsaved: out, of the objects above, those a checkpoint of this
 	 * device cannot save yet: every one without
-	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues, SVM VMs, exported
-	 * and imported buffers, and buffers mapped in a VM of the file
-	 * without a handle in it. A tool must not dump a file with any:
+	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues of a device that
+	 * cannot restore them (&drm_compute_query_userq.caps has no
+	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues, queues
+	 * with sync-object signals pending, SVM VMs, exported and imported
+	 * buffers, buffers mapped in a VM of the file without a handle in it,
+	 * and what the driver's own ioctls made that it cannot save. A tool
+	 * must not dump a file with any:
 	 * %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
 	 */
 	__u32 unsaved;
@@ -1531,6 +1543,89 @@ struct drm_compute_criu_mapping {
 	__u64 reserved;
 };
 
+/** DRM_COMPUTE_CRIU_CU_MASK_WORDS - room for a CU mask in a checkpoint. */
+#define DRM_COMPUTE_CRIU_CU_MASK_WORDS	16
+
+/**
+ * struct drm_compute_criu_queue - one user queue in a checkpoint.
+ *
+ * Written by %DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES, read by
+ * %DRM_COMPUTE_CRIU_RESTORE_QUEUES. A queue's ring, read and write
+ * pointers, fence slot and context save area are memory of its VM, saved
+ * with the buffers that hold them; this is the rest: how the queue was
+ * created (&struct drm_compute_userq_create's fields), where it stands,
+ * and its doorbell. The pause saved the context of a queue that was
+ * running into its context save area, mid-packet if need be, and a
+ * restored queue continues from there.
+ */
+struct drm_compute_criu_queue {
+	/** @queue_id: the queue's id in its file. */
+	__u32 queue_id;
+	/** @vm_id: the GPU VM it runs in. */
+	__u32 vm_id;
+	/** @format: DRM_COMPUTE_QUEUE_FORMAT_*. */
+	__u32 format;
+	/** @priority: its creation priority. */
+	__u32 priority;
+	/** @ring_va: GPU VA of the ring. */
+	__u64 ring_va;
+	/** @ring_size: bytes of the ring. */
+	__u64 ring_size;
+	/** @rptr_va: GPU VA of the read pointer the queue writes. */
+	__u64 rptr_va;
+	/** @wptr_va: GPU VA of the write pointer, or 0. */
+	__u64 wptr_va;
+	/** @fence_va: GPU VA of the fence slot, or 0. */
+	__u64 fence_va;
+	/** @ctx_save_va: GPU VA of the context save area, or 0. */
+	__u64 ctx_save_va;
+	/** @ctx_save_size: bytes of the context save area. */
+	__u64 ctx_save_size;
+	/**
+	 * @rptr: the read pointer, in bytes, where the queue stands (the
+	 * packet it is in, for a queue stopped inside one).
+	 */
+	__u64 rptr;
+	/**
+	 * @wptr: the write pointer as the device last read it; a restore
+	 * puts it back into a doorbell that holds it
+	 * (&struct drm_compute_doorbell).
+	 */
+	__u64 wptr;
+	/**
+	 * @fence: the last fence value the queue completed: after a restore,
+	 * waits for it or less return at once.
+	 */
+	__u64 fence;
+	/**
+	 * @status: 0 for a queue that ran until the checkpoint paused it, and
+	 * runs again when the restore ends; %DRM_COMPUTE_USERQ_STATUS_SUSPENDED
+	 * for one its user had suspended, which stays suspended.
+	 */
+	__u32 status;
+	/** @cu_mask_count: bits of @cu_mask: the device's compute units. */
+	__u32 cu_mask_count;
+	/** @cu_mask: bit n of word n / 32 enables CU n, as at creation. */
+	__u32 cu_mask[DRM_COMPUTE_CRIU_CU_MASK_WORDS];
+	/**
+	 * @doorbell_offset: checkpoint: the mmap offset of the queue's
+	 * doorbell page; CPU mappings of the file at this offset map it.
+	 * Restore: in, zero; out, the restored queue's, which mappings made at
+	 * the old offset move to.
+	 */
+	__u64 doorbell_offset;
+	/**
+	 * @doorbell_pos: byte offset of the doorbell in its page. A restore
+	 * fails with -ENXIO when the device cannot put the restored queue's
+	 * doorbell at the same place.
+	 */
+	__u32 doorbell_pos;
+	/** @pad: must be zero. */
+	__u32 pad;
+	/** @reserved: must be zero. */
+	__u64 reserved[2];
+};
+
 /**
  * DRM_COMPUTE_CRIU_CKPT_LIST_BOS - the file's buffers, as
  * &struct drm_compute_criu_bo, in ascending handle order.
@@ -1551,6 +1646,11 @@ struct drm_compute_criu_mapping {
  * the caller.
  */
 #define DRM_COMPUTE_CRIU_CKPT_READ_BO		4
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES - the file's user queues, as
+ * &struct drm_compute_criu_queue, in ascending id order.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES	5
 
 /**
  * struct drm_compute_criu_checkpoint - save what a paused file holds.
@@ -1630,6 +1730,16 @@ struct drm_compute_criu_checkpoint {
  * ordinary file again.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_END		6
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_QUEUES - create @count user queues of
+ * &struct drm_compute_criu_queue at @ptr, each at the id it names, stopped
+ * where the checkpoint found them, and write each one's new doorbell
+ * offset into its entry. They continue from their context save areas when
+ * the restore ends (END), or, for a queue its user had suspended, when it
+ * is resumed; so the buffers that hold their rings and save areas are
+ * written first.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_QUEUES		7
 
 /**
  * struct drm_compute_criu_restore - rebuild a checkpointed file's objects.
@@ -1639,22 +1749,25 @@ struct drm_compute_criu_checkpoint {
  * ioctl on the file fails with -EBUSY, those of DRM core (GEM close, PRIME,
  * sync objects) included, so no concurrent call can see a half-restored
  * file or take a handle the image names. The tool creates the buffers at
- * their handles, fills them, creates the VMs at their ids and maps the
- * buffers in them, then ends. The file knows nothing of the image: a
+ * their handles, fills them, creates the VMs at their ids, maps the
+ * buffers in them and creates the queues at their ids, then ends. The file
+ * knows nothing of the image: a
  * handle or id already in use fails with -EEXIST, and a tool that gives up
  * closes the file, which frees everything it made.
  *
  * Buffers are created with &drm_compute_bo_create's rules (size, one
- * placement the device has) and mappings with &drm_compute_vm_bind's, so a
- * restore onto a device that cannot hold the state fails as creating it
- * would have.
+ * placement the device has), mappings with &drm_compute_vm_bind's and
+ * queues with &drm_compute_userq_create's (the CU mask must fit the
+ * device, a high priority needs the same privilege), so a restore onto a
+ * device that cannot hold the state fails as creating it would have.
  *
  * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
  * &struct drm_compute_criu_info.
  *
  * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info;
- * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, or for a buffer made for
- * export; -EINVAL for an unknown @op, non-zero @flags, @reserved or
+ * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, for a buffer made for
+ * export, or for queues on a device that cannot restore them; -EINVAL for an
+ * unknown @op, non-zero @flags, @reserved or
  * a field the op does not use, a handle or id of 0, or an entry that
  * breaks the rules of creation or binding; -EBUSY for BEGIN on a file that
  * holds objects or is restoring, and for any other op on a file that is
@@ -1670,7 +1783,10 @@ struct drm_compute_criu_restore {
 	__u32 op;
 	/** @flags: in, none defined: must be zero. */
 	__u32 flags;
-	/** @count: in, entries at @ptr (BOS, VMS, MAPPINGS); zero otherwise. */
+	/**
+	 * @count: in, entries at @ptr (BOS, VMS, MAPPINGS, QUEUES); zero
+	 * otherwise.
+	 */
 	__u32 count;
 	/** @id: in, WRITE_BO: the buffer's handle; zero otherwise. */
 	__u32 id;

@@ -118,6 +118,7 @@ static const struct drm_compute_ops vcompute_compute_ops = {
 	.bo_criu_placement = vcompute_bo_criu_placement,
 	.bo_criu_copy = vcompute_bo_criu_copy,
 	.vm_criu_mappings = vcompute_vm_criu_mappings,
+	.userq_criu_restore = vcompute_userq_criu_restore,
 };
 
 static int vcompute_open(struct drm_device *drm, struct drm_file *file)

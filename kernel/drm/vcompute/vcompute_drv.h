@@ -628,6 +628,8 @@ int vcompute_userq_resume(struct drm_compute_userq *q);
 void vcompute_userq_hw_state(struct drm_compute_userq *q,
 			     struct drm_compute_userq_hw *hw);
 void vcompute_userq_wake(struct drm_compute_userq *q);
+int vcompute_userq_criu_restore(struct drm_compute_userq *q,
+				const struct drm_compute_userq_hw *hw);
 struct drm_compute_doorbell *vcompute_doorbell(struct vcompute_queue *q);
 
 /* vcompute_drv.c */

@@ -281,6 +281,33 @@ int vcompute_userq_resume(struct drm_compute_userq *cq)
 }
 
 /**
+ * vcompute_userq_criu_restore - &drm_compute_ops.userq_criu_restore
+ * @cq: the queue, made and not started
+ * @hw: where the checkpoint found it
+ *
+ * The queue stays suspended until its resume reads the context save area
+ * back; the doorbell gets the write pointer userspace had stored in the
+ * old one, so the packets it announced run.
+ *
+ * Returns: 0.
+ */
+int vcompute_userq_criu_restore(struct drm_compute_userq *cq,
+				const struct drm_compute_userq_hw *hw)
+{
+	struct vcompute_queue *q = to_vcompute_queue(cq);
+	struct vcompute_engine *engine = &q->vdev->engine;
+
+	mutex_lock(&engine->lock);
+	q->suspended = true;
+	WRITE_ONCE(q->rptr, hw->rptr);
+	WRITE_ONCE(q->wptr, hw->wptr);
+	WRITE_ONCE(q->fence_done, hw->fence);
+	WRITE_ONCE(vcompute_doorbell(q)->wptr, hw->wptr);
+	mutex_unlock(&engine->lock);
+	return 0;
+}
+
+/**
  * vcompute_userq_hw_state - &drm_compute_ops.userq_hw_state
  * @cq: the queue
  * @hw: filled

@@ -455,6 +455,21 @@ struct drm_compute_ops {
 	 * the count, or -EINTR or another negative error code.
 	 */
 	int (*file_criu_unsaved)(struct drm_compute_file *cfile);
+	/**
+	 * @userq_criu_restore: CRIU, optional: with it a checkpoint saves the
+	 * device's user queues and a restore makes them again
+	 * (%DRM_COMPUTE_USERQ_CAP_CRIU); without it they count as unsaved.
+	 * Put @q, which @userq_create just made and which has not started,
+	 * where a checkpoint found it: suspended, with the read and write
+	 * pointers and the completed fence value of @hw (@hw->progress is
+	 * 0), so that @userq_resume continues it from the context the
+	 * checkpoint's @userq_suspend left in its context save area, which
+	 * the restore wrote back with the buffers. Called with the file's
+	 * &drm_compute_file.criu_lock and &drm_compute_file.lock held.
+	 * Returns 0 or a negative error code.
+	 */
+	int (*userq_criu_restore)(struct drm_compute_userq *q,
+				  const struct drm_compute_userq_hw *hw);
 };
 
 /**
@@ -776,6 +791,11 @@ struct drm_compute_userq {
 	u32 priority;
 	/** @cu_mask: the queue's CU bitmap. */
 	unsigned long *cu_mask;
+	/**
+	 * @create: the arguments the queue was created with, its doorbell
+	 * included, for a checkpoint (@create.cu_mask_ptr means nothing).
+	 */
+	struct drm_compute_userq_create create;
 	/** @fence_context: dma-fence context of the fences the queue adds. */
 	u64 fence_context;
 	/**
