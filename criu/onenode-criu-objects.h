@@ -3,8 +3,8 @@
  * Copyright 2026 The onenode authors
  *
  * The objects image: what a render-node file held at the checkpoint (its
- * buffers with their contents, GPU VMs and mappings), as the kernel listed
- * it (DRM_COMPUTE_OP_CRIU_CHECKPOINT), for the restore
+ * buffers with their contents, GPU VMs, mappings and user queues), as the
+ * kernel listed it (DRM_COMPUTE_OP_CRIU_CHECKPOINT), for the restore
  * (DRM_COMPUTE_OP_CRIU_RESTORE). One per CRIU file id,
  * "onenode-objects-<id, 8 hex digits>.img", beside the text image of the
  * file's identity (onenode-criu-image.h).
@@ -22,6 +22,9 @@
  *	MAPPINGS	struct drm_compute_criu_mapping[]
  *	BO_DATA		struct onenode_obj_bo_data, then the bytes (repeated,
  *			at most ONENODE_OBJ_CHUNK bytes each)
+ *	QUEUES		struct drm_compute_criu_queue[] (version 2 on): made
+ *			after the buffers are filled, since a queue continues
+ *			from its ring and context save area
  *	END		empty
  *
  * Kept apart from the CRIU hooks so that it is unit-tested without CRIU.
@@ -33,7 +36,7 @@
 #include <stdint.h>
 
 #define ONENODE_OBJ_MAGIC	"ONNDOBJS"
-#define ONENODE_OBJ_VERSION	1
+#define ONENODE_OBJ_VERSION	2
 /* The largest payload of a BO_DATA record: the plugin's copy unit. */
 #define ONENODE_OBJ_CHUNK	(8u << 20)
 /* The largest record a reader accepts (an object table of 64 Ki entries). */
@@ -45,6 +48,7 @@ enum onenode_obj_type {
 	ONENODE_OBJ_MAPPINGS = 3,
 	ONENODE_OBJ_BO_DATA = 4,
 	ONENODE_OBJ_END = 5,
+	ONENODE_OBJ_QUEUES = 6,
 };
 
 /** struct onenode_obj_bo_data - where the bytes of a BO_DATA record go. */

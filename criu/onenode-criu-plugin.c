@@ -21,11 +21,13 @@
  * the tasks go.
  *
  * Saved (onenode-criu-objects.h): every buffer with its handle, placement,
- * mmap offset and contents, every GPU VM with its id and its mappings, as
- * the kernel lists them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says
- * what it cannot save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: user
- * queues, SVM VMs, exported and imported buffers); a file holding any fails
- * the dump and the process goes on running. On restore the objects are
+ * mmap offset and contents, every GPU VM with its id and its mappings, and
+ * every user queue (where the device restores queues: stopped by the pause,
+ * mid-packet if need be, its context in its save area), as the kernel lists
+ * them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says what it cannot
+ * save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: SVM VMs, exported and
+ * imported buffers, dead queues, queues with sync-object signals pending);
+ * a file holding any fails the dump and the process goes on running. On restore the objects are
  * rebuilt in the reopened file, in the restoring state that refuses every
  * other call, at the same handles and ids (DRM_COMPUTE_OP_CRIU_RESTORE);
  * a damaged image, or a device that cannot hold them, fails the restore,
@@ -33,7 +35,10 @@
  *
  * Mappings of the node: HANDLE_DEVICE_VMA takes them (criu saves no
  * contents; the buffers hold them), UPDATE_VMA_MAP moves each to the
- * restored buffer's mmap offset and hands criu the restored file to map.
+ * restored buffer's, or the restored queue's doorbell's, mmap offset and
+ * hands criu the restored file to map. The restored queues continue when
+ * the restore of their file ends; a doorbell's write pointer comes back
+ * with the queue, so what the task writes there next reaches it.
  *
  * Everything is logged into CRIU's log with the prefix "onenode: ".
  *
@@ -93,12 +98,17 @@ static struct paused_file *paused;
 static unsigned int nr_paused;
 
 /*
- * Restore: a buffer restored in this task, for UPDATE_VMA_MAP: mappings at
- * [@old_offset, @old_offset + @size) of @rdev's node move to @new_offset.
+ * Restore: a buffer or a queue's doorbell page restored in this task, for
+ * UPDATE_VMA_MAP: mappings at [@old_offset, @old_offset + @size) of
+ * @rdev's node move to @new_offset. The file that holds it is the one in
+ * which buffer @handle has the mmap offset @key_offset: the buffer itself,
+ * or for a doorbell (@queue_id non-zero) a buffer of the same file.
  */
 struct restored_bo {
 	uint64_t rdev;
 	uint32_t handle;
+	uint64_t key_offset;
+	uint32_t queue_id;
 	uint64_t old_offset;
 	uint64_t new_offset;
 	uint64_t size;
@@ -387,9 +397,10 @@ static int dump_objects(int id, const struct onenode_device *dev)
 {
 	struct drm_compute_criu_mapping *maps = NULL;
 	struct drm_compute_criu_vm *vms = NULL;
+	struct drm_compute_criu_queue *queues = NULL;
 	struct drm_compute_criu_bo *bos = NULL;
 	struct onenode_obj_writer w = { .fd = -1 };
-	uint32_t nbos = 0, nvms = 0, nmaps = 0;
+	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0;
 	uint64_t bytes = 0;
 	double t0 = now_s();
 	void *chunk = NULL;
@@ -402,6 +413,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret)
 		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS, sizeof(*maps),
 			       (void **)&maps, &nmaps);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES, sizeof(*queues),
+			       (void **)&queues, &nqueues);
 	if (ret) {
 		log_err("file %#x: %s: the kernel did not list the file's objects: %s", id,
 			dev->path, onenode_strerror(ret));
@@ -436,6 +450,10 @@ static int dump_objects(int id, const struct onenode_device *dev)
 			bytes += len;
 		}
 	}
+	/* After the contents: a restored queue continues from its buffers. */
+	if (!ret && nqueues)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_QUEUES, queues, nqueues * sizeof(*queues),
+					NULL, 0);
 	if (!ret)
 		ret = onenode_obj_finish(&w);
 	if (ret) {
@@ -444,8 +462,15 @@ static int dump_objects(int id, const struct onenode_device *dev)
 		goto out;
 	}
 	log_info("file %#x: saved %u buffers (%llu bytes of contents in %.3f s), %u GPU VMs, "
-		 "%u mappings", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms, nmaps);
+		 "%u mappings, %u user queues", id, nbos, (unsigned long long)bytes, now_s() - t0,
+		 nvms, nmaps, nqueues);
+	for (uint32_t i = 0; i < nqueues; i++)
+		log_info("file %#x: queue %u %s at read pointer %llu, fence %llu", id,
+			 queues[i].queue_id, queues[i].status ? "suspended by its user" :
+			 "paused", (unsigned long long)queues[i].rptr,
+			 (unsigned long long)queues[i].fence);
 out:
+	free(queues);
 	free(chunk);
 	free(bos);
 	free(vms);
@@ -482,7 +507,7 @@ static int onenode_dump_ext_file(int fd, int id)
 	if (ret)
 		goto out;
 	/* Only where the kernel saves (unsaved is 0 on such a file). */
-	if (info.bos || info.vms) {
+	if (info.bos || info.vms || info.userqs) {
 		ret = dump_objects(id, &dev);
 		if (ret)
 			goto out;
@@ -547,10 +572,33 @@ static int remember_bos(const struct onenode_device *dev, const struct drm_compu
 			continue;	/* never mapped: no mapping to move */
 		restored[nr_restored++] = (struct restored_bo){
 			.rdev = dev->rdev, .handle = bos[i].handle,
+			.key_offset = bos[i].mmap_offset,
 			.old_offset = old_offsets[i], .new_offset = bos[i].mmap_offset,
 			.size = bos[i].size,
 		};
 	}
+	return 0;
+}
+
+/* The doorbell pages of restored queues; @key names a buffer of their file. */
+static int remember_doorbells(const struct onenode_device *dev,
+			      const struct drm_compute_criu_queue *queues,
+			      const uint64_t *old_offsets, uint32_t n,
+			      const struct drm_compute_criu_bo *key)
+{
+	struct restored_bo *more = realloc(restored, (nr_restored + n + 1) * sizeof(*restored));
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!more)
+		return -ENOMEM;
+	restored = more;
+	for (uint32_t i = 0; i < n; i++)
+		restored[nr_restored++] = (struct restored_bo){
+			.rdev = dev->rdev, .handle = key->handle,
+			.key_offset = key->mmap_offset, .queue_id = queues[i].queue_id,
+			.old_offset = old_offsets[i], .new_offset = queues[i].doorbell_offset,
+			.size = (uint64_t)page,
+		};
 	return 0;
 }
 
@@ -569,8 +617,9 @@ static long entries(uint64_t len, size_t size)
 static int restore_objects(int id, const struct onenode_device *dev)
 {
 	struct onenode_obj_reader r;
-	uint64_t len, bytes = 0, *old = NULL;
-	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0;
+	uint64_t len, bytes = 0, *old = NULL, *old_db = NULL;
+	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0;
+	struct drm_compute_criu_bo key = { 0 };
 	double t0 = now_s();
 	const void *p;
 	char why[256];
@@ -621,7 +670,38 @@ static int restore_objects(int id, const struct onenode_device *dev)
 			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n);
 			if (!ret)
 				ret = remember_bos(dev, bos, old, n);
+			if (!ret && n)
+				key = bos[0];
 			nbos += n;
+			break;
+		}
+		case ONENODE_OBJ_QUEUES: {
+			struct drm_compute_criu_queue *queues = (void *)p;
+
+			cnt = entries(len, sizeof(*queues));
+			if (cnt < 0)
+				break;
+			if (!key.handle) {
+				/* A queue's ring and state are buffers: never without. */
+				log_err("file %#x: bad objects image: queues but no buffers", id);
+				ret = -EINVAL;
+				break;
+			}
+			free(old_db);
+			old_db = malloc((cnt ? cnt : 1) * sizeof(*old_db));
+			if (!old_db) {
+				ret = -ENOMEM;
+				break;
+			}
+			for (long i = 0; i < cnt; i++) {
+				old_db[i] = queues[i].doorbell_offset;
+				queues[i].doorbell_offset = 0;
+			}
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, queues, &n);
+			if (!ret)
+				ret = remember_doorbells(dev, queues, old_db, n, &key);
+			nqueues += n;
 			break;
 		}
 		case ONENODE_OBJ_VMS:
@@ -668,9 +748,10 @@ static int restore_objects(int id, const struct onenode_device *dev)
 	}
 	if (!ret)
 		log_info("file %#x: restored %u buffers (%llu bytes of contents in %.3f s), "
-			 "%u GPU VMs, %u mappings, at their handles and ids", id, nbos,
-			 (unsigned long long)bytes, now_s() - t0, nvms, nmaps);
+			 "%u GPU VMs, %u mappings, %u user queues, at their handles and ids",
+			 id, nbos, (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues);
 out:
+	free(old_db);
 	free(old);
 	onenode_obj_close(&r);
 	return ret;
@@ -806,7 +887,7 @@ static int restored_file_fd(const struct restored_bo *b)
 		if (onenode_device_from_fd(fd, &dev))
 			continue;
 		/* Mmap offsets are the device's: only the file holding it answers this one. */
-		if (!onenode_bo_mmap_offset(&dev, b->handle, &off) && off == b->new_offset)
+		if (!onenode_bo_mmap_offset(&dev, b->handle, &off) && off == b->key_offset)
 			found = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 		onenode_close(&dev);
 	}
@@ -836,9 +917,16 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 		}
 		*new_pgoff = b->new_offset + (old_pgoff - b->old_offset);
 		*plugin_fd = fd;
-		log_info("the mapping at %#llx of %s moves from offset %#llx to %#llx (buffer %u)",
-			 (unsigned long long)addr, path, (unsigned long long)old_pgoff,
-			 (unsigned long long)*new_pgoff, b->handle);
+		if (b->queue_id)
+			log_info("the mapping at %#llx of %s moves from offset %#llx to %#llx "
+				 "(the doorbell of queue %u)", (unsigned long long)addr, path,
+				 (unsigned long long)old_pgoff, (unsigned long long)*new_pgoff,
+				 b->queue_id);
+		else
+			log_info("the mapping at %#llx of %s moves from offset %#llx to %#llx "
+				 "(buffer %u)", (unsigned long long)addr, path,
+				 (unsigned long long)old_pgoff, (unsigned long long)*new_pgoff,
+				 b->handle);
 		return 1;
 	}
 	log_err("the mapping at %#llx of %s (offset %#llx) maps no buffer this plugin restored",

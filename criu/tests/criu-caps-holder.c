@@ -10,12 +10,10 @@
  * DEVICE report is identical, and writes "PASS" or "FAIL: reason" to the
  * result file.
  *
- * It keeps no mapping of the node: the plugin does not save mappings yet.
- *
  * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer,
- * a GPU VM and a user queue (whose CPU mappings it then drops: the plugin
- * refuses mappings of the node before it sees the file), which the plugin
- * cannot save: the dump must fail. When woken it then also checks that
+ * which it exports once (a PRIME fd, closed at once), a GPU VM and a user
+ * queue (whose CPU mappings it then drops); the kernel cannot save an
+ * exported buffer: the dump must fail. When woken it then also checks that
  * they still exist, that the kernel still counts them for it as the file's
  * owner (DRM_COMPUTE_OP_CRIU_INFO), i.e. that criu's calls on the file did
  * not take it over, and that its queue is no longer suspended: the plugin
@@ -29,6 +27,15 @@
  * a fresh mapping of the same handle (the mapping maps the restored
  * buffer), the second buffer's bytes, and, listing its own paused file,
  * the same handles, VM id and mappings.
+ *
+ * The same mode keeps a user queue busy across the checkpoint, in a second
+ * VM with a buffer of its own: its ring holds a LIST_SUM walk of
+ * WALK_NODES nodes, then a WAIT_MEM on a flag only the task sets after the
+ * restore, then a FENCE; the checkpoint finds it inside the wait (or the
+ * walk). When woken the task checks the walk's sum, sets the flag through
+ * its kept mapping, waits for the fence, then writes one more packet
+ * through its kept ring and doorbell mappings, which must reach the
+ * restored queue, and waits for that.
  *
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
@@ -53,7 +60,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <xf86drm.h>
+
 #include "onenode.h"
+#include "onenode_vcompute.h"
 
 static volatile sig_atomic_t woken;
 
@@ -157,12 +167,6 @@ static uint8_t byte_at(uint32_t handle, uint64_t i)
 	return (uint8_t)(handle * 29u + i * 13u + (i >> 12));
 }
 
-/* What CRIU_HOLDER_OBJECTS=save made. */
-struct saved {
-	uint32_t big, small, vm;
-	uint8_t *keep;
-};
-
 static void *map_bo(const struct onenode_device *dev, uint32_t handle, uint64_t size)
 {
 	uint64_t off;
@@ -172,6 +176,119 @@ static void *map_bo(const struct onenode_device *dev, uint32_t handle, uint64_t 
 		return NULL;
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, dev->fd, (off_t)off);
 	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The busy queue's buffer: nodes, then the walk's sum, the flag, a word. */
+#define WALK_NODES	(1ull << 16)
+#define WORK_SIZE	4096ull
+#define WORK_VA		0x200000000ull
+#define WORK_SUM	64
+#define WORK_FLAG	128
+#define WORK_WORD	192
+#define QUEUE_VA	0x10000000ull
+
+/* What CRIU_HOLDER_OBJECTS=save made. */
+struct saved {
+	uint32_t big, small, vm, qvm, work;
+	uint8_t *keep;
+	uint8_t *work_map;
+	struct onenode_queue q;
+	uint64_t walk_fence;
+};
+
+/* The queue that is inside a packet when the checkpoint comes. */
+static int busy_queue_setup(const struct onenode_device *dev, struct saved *sv)
+{
+	const struct onenode_queue_params params = {
+		.va = QUEUE_VA, .priority = ONENODE_PRIORITY_DEFAULT,
+	};
+	struct vcompute_list_node *n;
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
+	uint32_t filler;
+	int ret;
+
+
+	/* The first VM's id stays free: a hole before both VMs. */
+	ret = onenode_vm_create_flags(dev, 0, &filler);
+	if (!ret)
+		ret = onenode_vm_create_flags(dev, 0, &sv->qvm);
+	if (!ret)
+		ret = onenode_vm_destroy(dev, filler);
+	if (!ret)
+		ret = onenode_bo_create(dev, WORK_SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, &sv->work);
+	if (!ret)
+		ret = onenode_vm_map(dev, sv->qvm, sv->work, 0, WORK_VA, WORK_SIZE,
+				     DRM_COMPUTE_VM_BIND_NOEXEC);
+	if (!ret)
+		ret = onenode_queue_init(&sv->q, dev, sv->qvm, &params);
+	if (ret)
+		return ret;
+	sv->work_map = map_bo(dev, sv->work, WORK_SIZE);
+	if (!sv->work_map)
+		return -ENOMEM;
+	n = (struct vcompute_list_node *)sv->work_map;
+	n[0] = (struct vcompute_list_node){ .next = WORK_VA + sizeof(*n), .value = 1 };
+	n[1] = (struct vcompute_list_node){ .next = WORK_VA, .value = 2 };
+	ret = onenode_queue_emit(&sv->q, pkt,
+				 onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_LIST_SUM, WALK_NODES, 0,
+						      WORK_VA, WORK_VA + WORK_SUM, 0));
+	if (!ret)
+		ret = onenode_queue_emit(&sv->q, pkt,
+					 onenode_pkt_wait_mem(pkt, WORK_VA + WORK_FLAG,
+							      VCOMPUTE_WAIT_EQ, 1, ~0ull, 0, 0));
+	if (ret)
+		return ret;
+	sv->walk_fence = onenode_queue_fence(&sv->q);
+	if (!sv->walk_fence)
+		return -ENOSPC;
+	return onenode_queue_commit(&sv->q);
+}
+
+/* After the restore: the queue finishes, then takes new work. 0 or @why. */
+static int busy_queue_check(struct saved *sv, char *why, size_t len)
+{
+	const volatile struct vcompute_list_sum *sum =
+		(const volatile void *)(sv->work_map + WORK_SUM);
+	const uint32_t word = 0x600dcafe;
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS], v;
+	struct drm_compute_userq_state st;
+	int ret;
+
+	/* Not yet: it waits for the flag. */
+	ret = onenode_userq_state(sv->q.dev, sv->q.id, &st);
+	if (ret || st.status != DRM_COMPUTE_USERQ_STATUS_RUNNING || st.fence >= sv->walk_fence) {
+		snprintf(why, len, "the restored queue %u: %s, status %u, fence %llu of %llu",
+			 sv->q.id, onenode_strerror(ret), st.status, (unsigned long long)st.fence,
+			 (unsigned long long)sv->walk_fence);
+		return ret ? ret : -EIO;
+	}
+	*(volatile uint32_t *)(sv->work_map + WORK_FLAG) = 1;
+	ret = onenode_queue_wait(&sv->q, sv->walk_fence, 60ll * 1000000000);
+	if (ret) {
+		snprintf(why, len, "the restored queue never passed its wait: %s",
+			 onenode_strerror(ret));
+		return ret;
+	}
+	if (sum->nodes != WALK_NODES || sum->sum != WALK_NODES / 2 * 3) {
+		snprintf(why, len, "the walk across the checkpoint summed %llu over %llu nodes",
+			 (unsigned long long)sum->sum, (unsigned long long)sum->nodes);
+		return -EIO;
+	}
+	/* New work through the kept ring and doorbell mappings. */
+	ret = onenode_queue_emit(&sv->q, pkt,
+				 onenode_pkt_write_data(pkt, WORK_VA + WORK_WORD, &word, 1));
+	v = ret ? 0 : onenode_queue_fence(&sv->q);
+	if (!ret && !v)
+		ret = -ENOSPC;
+	if (!ret)
+		ret = onenode_queue_commit(&sv->q);
+	if (!ret)
+		ret = onenode_queue_wait(&sv->q, v, 60ll * 1000000000);
+	if (!ret && *(volatile uint32_t *)(sv->work_map + WORK_WORD) != word)
+		ret = -EIO;
+	if (ret)
+		snprintf(why, len, "a packet written after the restore: %s", onenode_strerror(ret));
+	return ret;
 }
 
 static int save_setup(const struct onenode_device *dev, struct saved *sv)
@@ -216,18 +333,22 @@ static int save_setup(const struct onenode_device *dev, struct saved *sv)
 	for (uint64_t i = 0; i < SMALL_SIZE; i++)
 		p[i] = byte_at(sv->small, i);
 	munmap(p, SMALL_SIZE);
-	return 0;
+	return busy_queue_setup(dev, sv);
 }
 
 /* After the restore: 0, or the reason in @why. */
-static int save_check(const struct onenode_device *dev, const struct saved *sv, char *why,
+static int save_check(const struct onenode_device *dev, struct saved *sv, char *why,
 		      size_t len)
 {
-	struct drm_compute_criu_mapping maps[4];
+	struct drm_compute_criu_mapping maps[8], *m = maps;
 	struct drm_compute_criu_vm vms[4];
-	uint32_t nvms = 4, nmaps = 4;
+	uint32_t nvms = 4, nmaps = 8;
 	uint8_t *fresh, *p;
 	int ret;
+
+	ret = busy_queue_check(sv, why, len);
+	if (ret)
+		return ret;
 
 	for (uint64_t i = 0; i < BIG_SIZE; i++)
 		if (sv->keep[i] != byte_at(sv->big, i)) {
@@ -268,10 +389,16 @@ static int save_check(const struct onenode_device *dev, const struct saved *sv, 
 		snprintf(why, len, "listing the restored file: %s", onenode_strerror(ret));
 		return ret;
 	}
-	if (nvms != 1 || vms[0].id != sv->vm || nmaps != 2 || maps[0].handle != sv->big ||
-	    maps[0].va != SAVE_VA || maps[0].flags != DRM_COMPUTE_VM_BIND_READONLY ||
-	    maps[1].handle != sv->small || maps[1].va != SAVE_VA + BIG_SIZE ||
-	    maps[1].range != SMALL_SIZE) {
+	/* VMs by id, mappings by VM and address: the saving VM's two in order. */
+	while (nmaps && m < maps + 8 && m->vm_id != sv->vm) {
+		m++;
+		nmaps--;
+	}
+	if (nvms != 2 || vms[0].id != sv->vm || vms[1].id != sv->qvm || nmaps < 2 ||
+	    m[0].vm_id != sv->vm || m[0].handle != sv->big || m[0].va != SAVE_VA ||
+	    m[0].flags != DRM_COMPUTE_VM_BIND_READONLY || m[1].vm_id != sv->vm ||
+	    m[1].handle != sv->small || m[1].va != SAVE_VA + BIG_SIZE ||
+	    m[1].range != SMALL_SIZE) {
 		snprintf(why, len, "VMs or mappings differ: %u VMs (first %u, want %u), %u mappings",
 			 nvms, nvms ? vms[0].id : 0, sv->vm, nmaps);
 		return -EIO;
@@ -347,7 +474,14 @@ int main(int argc, char **argv)
 			.va = 0x10000000ull, .priority = ONENODE_PRIORITY_DEFAULT,
 		};
 
+		int dmabuf = -1;
+
 		ret = onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &bo);
+		/* Exported once: the kernel cannot save it (the fd need not stay). */
+		if (!ret && drmPrimeHandleToFD(dev.fd, bo, DRM_CLOEXEC, &dmabuf))
+			ret = -errno;
+		if (dmabuf >= 0)
+			close(dmabuf);
 		if (!ret)
 			ret = onenode_vm_create_flags(&dev, 0, &vm);
 		if (!ret)
@@ -418,7 +552,9 @@ int main(int argc, char **argv)
 		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s%s\n",
 			 dev.fd, again.path, moved ? " but for the device id (another instance)" : "",
 			 objects ? ", buffer, VM and running queue kept" :
-			 save ? ", buffers (bytes, handles, kept mapping), VM and mappings restored" :
+			 save ? ", buffers (bytes, handles, kept mapping), VMs, mappings and a "
+				"queue caught inside a packet restored; it finished the packet "
+				"and took new work through its kept ring and doorbell" :
 			 "");
 	}
 	write_file(argv[3], text);

@@ -20,17 +20,23 @@
 #   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
 #                     criu fails, the task keeps running and still passes
 #   dump-refuses-objects
-#                     the task holds a buffer, a GPU VM and a user queue; the
-#                     kernel cannot save the queue: the plugin pauses the file
+#                     the task holds a buffer it exported once, a GPU VM and a
+#                     user queue; the kernel cannot save an exported buffer
+#                     yet: the plugin pauses the file
 #                     (the queue suspended), the dump fails with the kernel's
 #                     counts, the plugin resumes the file, and the task keeps
 #                     running with all three, its queue no longer suspended,
 #                     and still owns its file (criu's calls did not take it
 #                     over)
 #   objects           the task holds buffers (one of 9 MiB, kept mapped), a
-#                     gap in its handles, a VM and mappings: dump, restore,
-#                     the restored task finds the same bytes through its kept
-#                     mapping and its handles, the same VM id and mappings
+#                     gap in its handles, a VM and mappings, and a user queue
+#                     in a second VM that is inside a packet (a WAIT_MEM after
+#                     a LIST_SUM walk): dump, restore, the restored task finds
+#                     the same bytes through its kept mapping and its handles,
+#                     the same VM ids and mappings; its queue finishes the
+#                     walk with the right sum, passes the wait once the task
+#                     sets the flag, and runs a packet the task writes through
+#                     its kept ring and doorbell mappings
 #   objects-other-device
 #                     the same dump from the first vcompute instance, restored
 #                     onto a second one made through configfs (another render
@@ -78,7 +84,19 @@ cleanup() {
 		echo 0 >"/sys/kernel/config/vcompute/$instance/enabled" 2>/dev/null
 		rmdir "/sys/kernel/config/vcompute/$instance" 2>/dev/null
 	fi
+	[ -n "$hang_saved" ] && echo "$hang_saved" >"$hang_param"
 	rm -rf "$work"
+}
+
+# The saving holder's queue sits in a WAIT_MEM across the checkpoint for as
+# long as the dump and restore take; hang detection would reset it after
+# hang_timeout_ms of no progress, as it should a real stuck queue. Off for
+# those scenarios, back on at the end.
+hang_param=/sys/module/drm_compute_helper/parameters/hang_timeout_ms
+hang_saved=
+hang_detection_off() {
+	hang_saved=$(cat "$hang_param") || fail "no $hang_param"
+	echo 0 >"$hang_param" || fail "cannot turn hang detection off"
 }
 
 command -v criu >/dev/null || skip "criu is not installed"
@@ -266,13 +284,13 @@ dump-fails)
 dump-refuses-objects)
 	CRIU_HOLDER_OBJECTS=1 start_holder
 	if dump; then
-		fail "criu dump succeeded although the task holds a buffer, a VM and a queue"
+		fail "criu dump succeeded although the task holds an exported buffer"
 	fi
 	need_log "$img/dump.log" "onenode: plugin loaded for dump"
-	need_log "$img/dump.log" "paused: 1 queues suspended, 0 exported buffers taken from their importers"
+	need_log "$img/dump.log" "paused: 1 queues suspended, 1 exported buffers taken from their importers"
 	# The queue's ring and state are buffers of the file too.
-	need_log "$img/dump.log" "holds 1 compute objects the kernel cannot save yet, among 3 buffers (0 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
-	need_log "$img/dump.log" "resumed: 1 queues, 0 exported buffers"
+	need_log "$img/dump.log" "holds 1 compute objects the kernel cannot save yet, among 3 buffers (1 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
+	need_log "$img/dump.log" "resumed: 1 queues, 1 exported buffers"
 	ls "$img"/onenode-*.img >/dev/null 2>&1 && fail "an image was written for a refused file"
 	alive "$pid" || fail "task $pid died with the failed dump"
 	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
@@ -280,21 +298,26 @@ dump-refuses-objects)
 	wait "$pid" || fail "the task exited with status $?"
 	;;
 objects)
+	hang_detection_off
 	CRIU_HOLDER_OBJECTS=save start_holder
 	dump || fail "criu dump failed"
 	reap
 	check_dump_log
 	need_log "$img/dump.log" "onenode: file 0x"
-	need_log "$img/dump.log" "saved 2 buffers (9445376 bytes of contents"
-	need_log "$img/dump.log" "1 GPU VMs, 2 mappings"
-	say "dump: $(grep -F 'saved 2 buffers' "$img/dump.log" | sed 's/.*onenode: //')"
+	# Two buffers of the task's own, the busy queue's buffer, ring and state.
+	need_log "$img/dump.log" "saved 5 buffers (9523200 bytes of contents"
+	need_log "$img/dump.log" "2 GPU VMs, 5 mappings, 1 user queues"
+	need_log "$img/dump.log" "queue 1 paused at read pointer"
+	say "dump: $(grep -F 'saved 5 buffers' "$img/dump.log" | sed 's/.*onenode: //')"
 	restore_must_succeed
-	need_log "$img/restore.log" "restored 2 buffers (9445376 bytes of contents"
-	need_log "$img/restore.log" "moves from offset"
-	say "restore: $(grep -F 'restored 2 buffers' "$img/restore.log" | sed 's/.*onenode: //')"
+	need_log "$img/restore.log" "restored 5 buffers (9523200 bytes of contents"
+	need_log "$img/restore.log" "2 GPU VMs, 5 mappings, 1 user queues"
+	need_log "$img/restore.log" "(the doorbell of queue 1)"
+	say "restore: $(grep -F 'restored 5 buffers' "$img/restore.log" | sed 's/.*onenode: //')"
 	verdict PASS
 	;;
 objects-other-device)
+	hang_detection_off
 	CRIU_HOLDER_OBJECTS=save CRIU_HOLDER_MOVED=1 start_holder
 	dump || fail "criu dump failed"
 	reap
@@ -309,11 +332,13 @@ objects-other-device)
 		"$image" >"$work/image.moved"
 	cp "$work/image.moved" "$image"
 	restore_must_succeed
-	need_log "$img/restore.log" "restored 2 buffers (9445376 bytes of contents"
+	need_log "$img/restore.log" "restored 5 buffers (9523200 bytes of contents"
+	need_log "$img/restore.log" "1 user queues, at their handles and ids"
 	need_log "$img/restore.log" "at $other as fd"
 	verdict PASS
 	;;
 objects-damaged)
+	hang_detection_off
 	CRIU_HOLDER_OBJECTS=save start_holder
 	dump || fail "criu dump failed"
 	reap
