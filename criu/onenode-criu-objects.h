@@ -3,7 +3,8 @@
  * Copyright 2026 The onenode authors
  *
  * The objects image: what a render-node file held at the checkpoint (its
- * buffers with their contents, GPU VMs, mappings and user queues), as the
+ * buffers with their contents, GPU VMs, mappings, user queues and sync
+ * objects), as the
  * kernel listed it (DRM_COMPUTE_OP_CRIU_CHECKPOINT), for the restore
  * (DRM_COMPUTE_OP_CRIU_RESTORE). One per CRIU file id,
  * "onenode-objects-<id, 8 hex digits>.img", beside the text image of the
@@ -22,6 +23,7 @@
  *	MAPPINGS	struct drm_compute_criu_mapping[]
  *	BO_DATA		struct onenode_obj_bo_data, then the bytes (repeated,
  *			at most ONENODE_OBJ_CHUNK bytes each)
+ *	SYNCOBJS	struct drm_compute_criu_syncobj[] (version 2 on)
  *	QUEUES		struct drm_compute_criu_queue[] (version 2 on): made
  *			after the buffers are filled, since a queue continues
  *			from its ring and context save area
@@ -49,6 +51,7 @@ enum onenode_obj_type {
 	ONENODE_OBJ_BO_DATA = 4,
 	ONENODE_OBJ_END = 5,
 	ONENODE_OBJ_QUEUES = 6,
+	ONENODE_OBJ_SYNCOBJS = 7,
 };
 
 /** struct onenode_obj_bo_data - where the bytes of a BO_DATA record go. */

@@ -23,10 +23,12 @@
  * Saved (onenode-criu-objects.h): every buffer with its handle, placement,
  * mmap offset and contents, every GPU VM with its id and its mappings, and
  * every user queue (where the device restores queues: stopped by the pause,
- * mid-packet if need be, its context in its save area), as the kernel lists
- * them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says what it cannot
+ * mid-packet if need be, its context in its save area) and every DRM sync
+ * object (no fence, or a signaled one at its timeline point), as the kernel
+ * lists them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says what it cannot
  * save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: SVM VMs, exported and
- * imported buffers, dead queues, queues with sync-object signals pending);
+ * imported buffers, dead queues, queues with sync-object signals pending,
+ * sync objects with a pending fence);
  * a file holding any fails the dump and the process goes on running. On restore the objects are
  * rebuilt in the reopened file, in the restoring state that refuses every
  * other call, at the same handles and ids (DRM_COMPUTE_OP_CRIU_RESTORE);
@@ -397,10 +399,11 @@ static int dump_objects(int id, const struct onenode_device *dev)
 {
 	struct drm_compute_criu_mapping *maps = NULL;
 	struct drm_compute_criu_vm *vms = NULL;
+	struct drm_compute_criu_syncobj *syncobjs = NULL;
 	struct drm_compute_criu_queue *queues = NULL;
 	struct drm_compute_criu_bo *bos = NULL;
 	struct onenode_obj_writer w = { .fd = -1 };
-	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0;
+	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0;
 	uint64_t bytes = 0;
 	double t0 = now_s();
 	void *chunk = NULL;
@@ -416,6 +419,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret)
 		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES, sizeof(*queues),
 			       (void **)&queues, &nqueues);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS, sizeof(*syncobjs),
+			       (void **)&syncobjs, &nsyncobjs);
 	if (ret) {
 		log_err("file %#x: %s: the kernel did not list the file's objects: %s", id,
 			dev->path, onenode_strerror(ret));
@@ -450,6 +456,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 			bytes += len;
 		}
 	}
+	if (!ret && nsyncobjs)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_SYNCOBJS, syncobjs,
+					nsyncobjs * sizeof(*syncobjs), NULL, 0);
 	/* After the contents: a restored queue continues from its buffers. */
 	if (!ret && nqueues)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_QUEUES, queues, nqueues * sizeof(*queues),
@@ -462,14 +471,15 @@ static int dump_objects(int id, const struct onenode_device *dev)
 		goto out;
 	}
 	log_info("file %#x: saved %u buffers (%llu bytes of contents in %.3f s), %u GPU VMs, "
-		 "%u mappings, %u user queues", id, nbos, (unsigned long long)bytes, now_s() - t0,
-		 nvms, nmaps, nqueues);
+		 "%u mappings, %u user queues, %u sync objects", id, nbos,
+		 (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues, nsyncobjs);
 	for (uint32_t i = 0; i < nqueues; i++)
 		log_info("file %#x: queue %u %s at read pointer %llu, fence %llu", id,
 			 queues[i].queue_id, queues[i].status ? "suspended by its user" :
 			 "paused", (unsigned long long)queues[i].rptr,
 			 (unsigned long long)queues[i].fence);
 out:
+	free(syncobjs);
 	free(queues);
 	free(chunk);
 	free(bos);
@@ -507,7 +517,7 @@ static int onenode_dump_ext_file(int fd, int id)
 	if (ret)
 		goto out;
 	/* Only where the kernel saves (unsaved is 0 on such a file). */
-	if (info.bos || info.vms || info.userqs) {
+	if (info.bos || info.vms || info.userqs || info.syncobjs) {
 		ret = dump_objects(id, &dev);
 		if (ret)
 			goto out;
@@ -618,7 +628,7 @@ static int restore_objects(int id, const struct onenode_device *dev)
 {
 	struct onenode_obj_reader r;
 	uint64_t len, bytes = 0, *old = NULL, *old_db = NULL;
-	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0;
+	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0;
 	struct drm_compute_criu_bo key = { 0 };
 	double t0 = now_s();
 	const void *p;
@@ -675,6 +685,15 @@ static int restore_objects(int id, const struct onenode_device *dev)
 			nbos += n;
 			break;
 		}
+		case ONENODE_OBJ_SYNCOBJS:
+			cnt = entries(len, sizeof(struct drm_compute_criu_syncobj));
+			if (cnt < 0)
+				break;
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS, (void *)p,
+						   &n);
+			nsyncobjs += n;
+			break;
 		case ONENODE_OBJ_QUEUES: {
 			struct drm_compute_criu_queue *queues = (void *)p;
 
@@ -748,8 +767,9 @@ static int restore_objects(int id, const struct onenode_device *dev)
 	}
 	if (!ret)
 		log_info("file %#x: restored %u buffers (%llu bytes of contents in %.3f s), "
-			 "%u GPU VMs, %u mappings, %u user queues, at their handles and ids",
-			 id, nbos, (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues);
+			 "%u GPU VMs, %u mappings, %u user queues, %u sync objects, at their "
+			 "handles and ids", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms,
+			 nmaps, nqueues, nsyncobjs);
 out:
 	free(old_db);
 	free(old);

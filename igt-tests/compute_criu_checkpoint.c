@@ -11,11 +11,13 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -177,6 +179,15 @@ static void test_read_bo(void)
 	compute_close(&f);
 }
 
+/* sw_sync (debugfs): a timeline whose fences signal when the test says. */
+struct sw_sync_create_fence_data {
+	uint32_t value;
+	char name[32];
+	int32_t fence;
+};
+#define SW_SYNC_IOC_CREATE_FENCE	_IOWR('W', 0, struct sw_sync_create_fence_data)
+#define SW_SYNC_IOC_INC			_IOW('W', 1, uint32_t)
+
 static void expect_unsaved(const struct compute_dev *f, uint32_t want)
 {
 	struct drm_compute_criu_info i;
@@ -200,7 +211,7 @@ static void test_unsaved(void)
 	uint32_t a, vm, svm, so, word = 1;
 	struct compute_queue q;
 	struct compute_dev f;
-	int dmabuf;
+	int dmabuf, timeline;
 
 	compute_open_file(&cd, &f);
 	expect_unsaved(&f, 0);
@@ -219,6 +230,32 @@ static void test_unsaved(void)
 	compute_queue_fini(&q);
 	drmSyncobjDestroy(f.fd, so);
 	expect_unsaved(&f, 0);
+	/* A sync object whose fence is pending: not saved; signaled, it is. */
+	timeline = open("/sys/kernel/debug/sync/sw_sync", O_RDWR);
+	if (timeline >= 0) {
+		struct sw_sync_create_fence_data fd_args = { .value = 1, .name = "criu" };
+		struct drm_compute_criu_syncobj e;
+		uint32_t inc = 1, n = 1;
+
+		igt_assert_eq(ioctl(timeline, SW_SYNC_IOC_CREATE_FENCE, &fd_args), 0);
+		igt_assert_eq(drmSyncobjCreate(f.fd, 0, &so), 0);
+		igt_assert_eq(drmSyncobjImportSyncFile(f.fd, so, fd_args.fence), 0);
+		close(fd_args.fence);
+		expect_unsaved(&f, 1);
+		igt_assert_eq(ioctl(timeline, SW_SYNC_IOC_INC, &inc), 0);
+		expect_unsaved(&f, 0);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+		igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS, &e,
+						&n), 0);
+		igt_assert_eq_u32(n, 1);
+		igt_assert_eq_u32(e.handle, so);
+		igt_assert_eq_u32(e.flags, DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED);
+		pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+		drmSyncobjDestroy(f.fd, so);
+		close(timeline);
+	} else {
+		igt_info("no sw_sync in debugfs: a pending sync object not tried\n");
+	}
 	/* A faulted queue: not saved. */
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
 	compute_emit(&q, pkt, onenode_pkt_write_data(pkt, COMPUTE_BUF_VA(9), &word, 1));
@@ -264,7 +301,7 @@ static void test_invalid(void)
 	igt_assert_eq_u32(ok.count, 0);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 6, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 7, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
 					-EINVAL);
 	}

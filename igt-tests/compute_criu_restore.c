@@ -49,13 +49,14 @@ struct image {
 	struct drm_compute_criu_vm vms[MAX_OBJS];
 	struct drm_compute_criu_mapping maps[MAX_OBJS];
 	struct drm_compute_criu_queue queues[MAX_OBJS];
-	uint32_t nbos, nvms, nmaps, nqueues;
+	struct drm_compute_criu_syncobj syncobjs[MAX_OBJS];
+	uint32_t nbos, nvms, nmaps, nqueues, nsyncobjs;
 };
 
 static void checkpoint(const struct compute_dev *f, struct image *img)
 {
 	memset(img, 0, sizeof(*img));
-	img->nbos = img->nvms = img->nmaps = img->nqueues = MAX_OBJS;
+	img->nbos = img->nvms = img->nmaps = img->nqueues = img->nsyncobjs = MAX_OBJS;
 	igt_assert_eq(onenode_criu_pause(&f->dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, img->bos,
 					&img->nbos), 0);
@@ -65,8 +66,10 @@ static void checkpoint(const struct compute_dev *f, struct image *img)
 					&img->nmaps), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES, img->queues,
 					&img->nqueues), 0);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS,
+					img->syncobjs, &img->nsyncobjs), 0);
 	igt_assert(img->nbos <= MAX_OBJS && img->nvms <= MAX_OBJS && img->nmaps <= MAX_OBJS &&
-		   img->nqueues <= MAX_OBJS);
+		   img->nqueues <= MAX_OBJS && img->nsyncobjs <= MAX_OBJS);
 	for (uint32_t i = 0; i < img->nbos; i++) {
 		img->data[i] = malloc(img->bos[i].size);
 		igt_assert(img->data[i]);
@@ -111,6 +114,13 @@ static int restore(const struct compute_dev *f, struct image *img)
 	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, img->maps, &n);
 	if (ret)
 		return ret;
+	if (img->nsyncobjs) {
+		n = img->nsyncobjs;
+		ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS,
+					   img->syncobjs, &n);
+		if (ret)
+			return ret;
+	}
 	if (img->nqueues) {
 		for (uint32_t i = 0; i < img->nqueues; i++)
 			img->queues[i].doorbell_offset = 0;
@@ -595,6 +605,80 @@ static void test_bad_queues(void)
 	compute_close(&g);
 }
 
+/*
+ * Sync objects: a signaled binary one, one without a fence, a timeline
+ * signaled up to point 7, and a hole in the handles, come back as they
+ * were: the same handles, waits and queries answering the same.
+ */
+static void test_syncobjs(void)
+{
+	const uint32_t sig = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED,
+		       tl = DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE;
+	uint32_t a, b, c, hole, again, n;
+	uint64_t point, p3 = 3, p7 = 7, p5 = 5;
+	struct drm_compute_criu_syncobj bad[2];
+	struct compute_dev f, g;
+	struct image img;
+
+	compute_open_file(&cd, &f);
+	igt_assert_eq(drmSyncobjCreate(f.fd, DRM_SYNCOBJ_CREATE_SIGNALED, &a), 0);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &hole), 0);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &b), 0);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &c), 0);
+	igt_assert_eq(drmSyncobjTimelineSignal(f.fd, &c, &p3, 1), 0);
+	igt_assert_eq(drmSyncobjTimelineSignal(f.fd, &c, &p7, 1), 0);
+	igt_assert_eq(drmSyncobjDestroy(f.fd, hole), 0);
+	checkpoint(&f, &img);
+	compute_close(&f);
+	igt_assert_eq_u32(img.nsyncobjs, 3);
+	igt_assert(img.syncobjs[0].handle == a && img.syncobjs[0].flags == sig &&
+		   !img.syncobjs[0].point);
+	igt_assert(img.syncobjs[1].handle == b && !img.syncobjs[1].flags);
+	igt_assert(img.syncobjs[2].handle == c && img.syncobjs[2].flags == (sig | tl));
+	igt_assert_eq_u64(img.syncobjs[2].point, 7);
+
+	compute_open_file(&cd, &g);
+	igt_assert_eq(restore(&g, &img), 0);
+	igt_assert_eq(drmSyncobjWait(g.fd, &a, 1, 0, 0, NULL), 0);
+	igt_assert_eq(drmSyncobjWait(g.fd, &b, 1, 0, 0, NULL), -EINVAL);	/* no fence */
+	igt_assert_eq(drmSyncobjQuery(g.fd, &c, &point, 1), 0);
+	igt_assert_eq_u64(point, 7);
+	igt_assert_eq(drmSyncobjTimelineWait(g.fd, &c, &p5, 1, 0, 0, NULL), 0);
+	/* The hole is free again. */
+	igt_assert_eq(drmSyncobjCreate(g.fd, 0, &again), 0);
+	igt_assert_eq_u32(again, hole);
+	image_free(&img);
+	compute_close(&g);
+
+	/* Bad entries, and all or nothing. */
+	compute_open_file(&cd, &g);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	for (int i = 0; i < 6; i++) {
+		bad[0] = (struct drm_compute_criu_syncobj){ .handle = 4, .flags = sig };
+		switch (i) {
+		case 0: bad[0].handle = 0; break;
+		case 1: bad[0].reserved = 1; break;
+		case 2: bad[0].flags = tl; bad[0].point = 2; break;
+		case 3: bad[0].point = 2; break;
+		case 4: bad[0].flags = sig | tl; break;	/* point 0 */
+		default: bad[0].flags = 1u << 5; break;
+		}
+		n = 1;
+		igt_assert_f(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS, bad,
+						  &n) == -EINVAL, "bad entry %d accepted\n", i);
+	}
+	bad[0] = (struct drm_compute_criu_syncobj){ .handle = 4, .flags = sig };
+	bad[1] = bad[0];
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS, bad, &n),
+		      -EEXIST);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS, bad, &n), 0);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	igt_assert_eq(drmSyncobjWait(g.fd, &bad[0].handle, 1, 0, 0, NULL), 0);
+	compute_close(&g);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
@@ -604,7 +688,7 @@ static void test_invalid(void)
 	compute_open_file(&cd, &f);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 8, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 9, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	for (i = 0; i < 32; i++) {
@@ -802,6 +886,13 @@ igt_main
 		     "fails leave neither.");
 	igt_subtest("bad-queues")
 		test_bad_queues();
+
+	igt_describe("Sync objects (signaled, without a fence, a timeline up to "
+		     "point 7) and a hole in their handles are saved and come "
+		     "back at their handles, waits and queries answering as "
+		     "before; bad entries are refused, all or nothing.");
+	igt_subtest("syncobjs")
+		test_syncobjs();
 
 	igt_describe("The owner without CAP_CHECKPOINT_RESTORE and "
 		     "CAP_SYS_ADMIN cannot begin a restore.");

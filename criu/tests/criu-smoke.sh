@@ -333,7 +333,7 @@ objects-other-device)
 	cp "$work/image.moved" "$image"
 	restore_must_succeed
 	need_log "$img/restore.log" "restored 5 buffers (9523200 bytes of contents"
-	need_log "$img/restore.log" "1 user queues, at their handles and ids"
+	need_log "$img/restore.log" "1 user queues, 0 sync objects, at their handles and ids"
 	need_log "$img/restore.log" "at $other as fd"
 	verdict PASS
 	;;

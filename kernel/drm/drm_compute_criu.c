@@ -90,7 +90,12 @@
  * queues count as unsaved; so do dead queues and queues with sync-object
  * signals pending.
  *
- * Not saved yet: sync objects, SVM VMs, exported and imported buffers. A
+ * Sync objects (DRM core's; drm_compute_syncobj_criu_list(), _restore()):
+ * one with no fence, or a signaled one, is saved (a timeline with its last
+ * point) and made again at its handle, holding a signaled stub fence at
+ * that point; one with a pending or failed fence is unsaved.
+ *
+ * Not saved yet: SVM VMs, exported and imported buffers. A
  * driver gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks
  * of &struct drm_compute_ops.
  *
@@ -129,6 +134,7 @@ static int criu_count(struct drm_compute_file *cfile,
 {
 	const struct drm_compute_ops *ops = cfile->cdev->ops;
 	int vms_unsaved, driver_unsaved = 0;
+	u32 syncobjs_unsaved;
 
 	lockdep_assert_held(&cfile->criu_lock);
 	args->unsaved = 0;
@@ -136,6 +142,7 @@ static int criu_count(struct drm_compute_file *cfile,
 	args->vms = drm_compute_vm_criu_count(cfile);
 	args->userqs = drm_compute_userq_criu_count(cfile);
 	args->svm_ranges = drm_compute_svm_criu_count(cfile);
+	args->syncobjs = drm_compute_syncobj_criu_count(cfile, &syncobjs_unsaved);
 	vms_unsaved = drm_compute_vm_criu_unsaved(cfile);
 	if (vms_unsaved < 0)
 		return vms_unsaved;
@@ -145,7 +152,7 @@ static int criu_count(struct drm_compute_file *cfile,
 			return driver_unsaved;
 	}
 	args->unsaved += vms_unsaved + drm_compute_userq_criu_unsaved(cfile) +
-			 driver_unsaved;
+			 syncobjs_unsaved + driver_unsaved;
 	return 0;
 }
 
@@ -292,7 +299,8 @@ static bool file_empty(struct drm_compute_file *cfile)
 	spin_lock(&cfile->file->table_lock);
 	empty = idr_is_empty(&cfile->file->object_idr);
 	spin_unlock(&cfile->file->table_lock);
-	return empty && xa_empty(&cfile->vms) && xa_empty(&cfile->queues);
+	return empty && xa_empty(&cfile->vms) && xa_empty(&cfile->queues) &&
+	       xa_empty(&cfile->file->syncobj_xa);
 }
 
 static int criu_checkpoint(struct drm_compute_file *cfile,
@@ -320,6 +328,8 @@ static int criu_checkpoint(struct drm_compute_file *cfile,
 		return drm_compute_bo_criu_list(cfile, args);
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES)
 		return drm_compute_userq_criu_list(cfile, args);
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS)
+		return drm_compute_syncobj_criu_list(cfile, args);
 	return drm_compute_vm_criu_list(cfile, args);
 }
 
@@ -348,6 +358,7 @@ int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data
 	case DRM_COMPUTE_CRIU_CKPT_LIST_VMS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;
@@ -398,6 +409,8 @@ static int criu_restore(struct drm_compute_file *cfile,
 		return drm_compute_vm_criu_restore(cfile, args);
 	case DRM_COMPUTE_CRIU_RESTORE_QUEUES:
 		return drm_compute_userq_criu_restore(cfile, args);
+	case DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS:
+		return drm_compute_syncobj_criu_restore(cfile, args);
 	default:	/* DRM_COMPUTE_CRIU_RESTORE_END */
 		/* The queues that ran at the checkpoint continue. */
 		ret = drm_compute_userq_criu_resume(cfile, &resumed);
@@ -437,6 +450,7 @@ int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
 	case DRM_COMPUTE_CRIU_RESTORE_VMS:
 	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
 	case DRM_COMPUTE_CRIU_RESTORE_QUEUES:
+	case DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;

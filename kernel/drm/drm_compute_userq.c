@@ -1250,6 +1250,192 @@ int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 	return ret;
 }
 
+/*
+ * Sync objects: DRM core's, which the file's queues signal into
+ * (USERQ_SIGNAL). A checkpoint saves each one's state: no fence, or a
+ * fence that signaled (a binary one, or a timeline up to its last point);
+ * a pending or failed fence is unsaved.
+ */
+
+/* The file's next sync object at or after handle *@idx, referenced. */
+static struct drm_syncobj *syncobj_next(struct drm_file *file, unsigned long *idx)
+{
+	struct drm_syncobj *s;
+
+	xa_lock(&file->syncobj_xa);
+	s = xa_find(&file->syncobj_xa, idx, ULONG_MAX, XA_PRESENT);
+	if (s)
+		drm_syncobj_get(s);
+	xa_unlock(&file->syncobj_xa);
+	return s;
+}
+
+/* @s as a checkpoint saves it; false when it cannot be saved. */
+static bool syncobj_criu_state(struct drm_syncobj *s,
+			       struct drm_compute_criu_syncobj *e)
+{
+	struct dma_fence *f = drm_syncobj_fence_get(s);
+	bool ok = true;
+
+	e->flags = 0;
+	e->point = 0;
+	if (!f)
+		return true;
+	if (!dma_fence_is_signaled(f) || f->error) {
+		ok = false;
+	} else if (to_dma_fence_chain(f)) {
+		e->flags = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED | DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE;
+		e->point = f->seqno;
+	} else {
+		e->flags = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED;
+	}
+	dma_fence_put(f);
+	return ok;
+}
+
+/**
+ * drm_compute_syncobj_criu_count - the sync objects of a file, and those
+ * a checkpoint cannot save
+ * @cfile: the file's compute state
+ * @unsaved: set to the sync objects whose fence is pending or failed
+ *
+ * Returns: the file's sync objects.
+ */
+u32 drm_compute_syncobj_criu_count(struct drm_compute_file *cfile, u32 *unsaved)
+{
+	struct drm_compute_criu_syncobj e;
+	struct drm_syncobj *s;
+	unsigned long idx;
+	u32 n = 0;
+
+	*unsaved = 0;
+	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
+		n++;
+		if (!syncobj_criu_state(s, &e))
+			(*unsaved)++;
+		drm_syncobj_put(s);
+	}
+	return n;
+}
+
+/**
+ * drm_compute_syncobj_criu_list - %DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS
+ * @cfile: the paused file, which holds nothing unsaved
+ * @args: the call: up to @count entries written to @ptr, @count set to
+ *	  the file's sync objects
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT, or -EAGAIN for a sync object that got a pending
+ * fence since the file was counted.
+ */
+int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
+				  struct drm_compute_criu_checkpoint *args)
+{
+	void __user *out = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_syncobj e;
+	struct drm_syncobj *s;
+	unsigned long idx;
+	u32 total = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
+		if (total < args->count) {
+			e = (struct drm_compute_criu_syncobj) { .handle = idx };
+			if (!syncobj_criu_state(s, &e))
+				ret = -EAGAIN;
+			else if (copy_to_user(out + total * sizeof(e), &e, sizeof(e)))
+				ret = -EFAULT;
+		}
+		drm_syncobj_put(s);
+		if (ret)
+			return ret;
+		total++;
+	}
+	args->count = total;
+	return 0;
+}
+
+/* A new sync object in the state @e describes, not yet in any file. */
+static int syncobj_criu_make(const struct drm_compute_criu_syncobj *e,
+			     struct drm_syncobj **out)
+{
+	const u32 both = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED | DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE;
+	struct dma_fence_chain *chain;
+	int ret;
+
+	if (!e->handle || e->reserved || (e->flags & ~both) ||
+	    ((e->flags & DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE) ?
+	     (e->flags != both || !e->point) : e->point))
+		return -EINVAL;
+	ret = drm_syncobj_create(out, e->flags == DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED ?
+				 DRM_SYNCOBJ_CREATE_SIGNALED : 0, NULL);
+	if (ret || e->flags != both)
+		return ret;
+	chain = dma_fence_chain_alloc();
+	if (!chain) {
+		drm_syncobj_put(*out);
+		return -ENOMEM;
+	}
+	drm_syncobj_add_point(*out, chain, dma_fence_get_stub(), e->point);
+	return 0;
+}
+
+/**
+ * drm_compute_syncobj_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr
+ *
+ * Each sync object is created at the handle its entry names, holding a
+ * signaled fence (at the same timeline point) where the entry says so.
+ * All or nothing: an entry that fails takes back those made before it.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0 or the first entry's error, as &struct
+ * drm_compute_criu_restore documents.
+ */
+int drm_compute_syncobj_criu_restore(struct drm_compute_file *cfile,
+				     struct drm_compute_criu_restore *args)
+{
+	struct drm_compute_criu_syncobj __user *in = u64_to_user_ptr(args->ptr);
+	struct xarray *xa = &cfile->file->syncobj_xa;
+	struct drm_compute_criu_syncobj e;
+	struct drm_syncobj *s;
+	int ret = 0;
+	u32 i, h;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	for (i = 0; i < args->count; i++) {
+		if (copy_from_user(&e, &in[i], sizeof(e))) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = syncobj_criu_make(&e, &s);
+		if (ret)
+			break;
+		/* The file's reference; the creation's goes below. */
+		drm_syncobj_get(s);
+		ret = xa_insert(xa, e.handle, s, GFP_KERNEL);
+		if (ret) {
+			drm_syncobj_put(s);
+			ret = ret == -EBUSY ? -EEXIST : ret;
+		}
+		drm_syncobj_put(s);
+		if (ret)
+			break;
+	}
+	while (ret && i--) {
+		if (get_user(h, &in[i].handle))
+			continue;
+		s = xa_erase(xa, h);
+		if (s)
+			drm_syncobj_put(s);
+	}
+	return ret;
+}
+
 /**
  * drm_compute_userq_control_ioctl - %DRM_COMPUTE_OP_USERQ_CONTROL
  * @cfile: the file's compute state

@@ -178,8 +178,9 @@ constexpr Field criu_info_f[] = {
 	F(CI, userqs, Out, 0),
 	F(CI, svm_ranges, Out, 0),
 	F(CI, unsaved, Out, 0),
-	FR(CI, reserved, 0, Zero),
-	FR(CI, reserved, 1, Zero),
+	F(CI, syncobjs, Out, 0),
+	F(CI, pad, Zero, 0),
+	F(CI, reserved, Zero, 0),
 };
 
 using CP = drm_compute_criu_pause;
@@ -194,7 +195,7 @@ constexpr Field criu_pause_f[] = {
 
 using CK = drm_compute_criu_checkpoint;
 constexpr Field criu_checkpoint_f[] = {
-	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES),
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS),
 	F(CK, flags, Flags, 0),
 	F(CK, count, Value, 0),
 	F(CK, id, Handle, 0),
@@ -207,7 +208,7 @@ constexpr Field criu_checkpoint_f[] = {
 
 using CR = drm_compute_criu_restore;
 constexpr Field criu_restore_f[] = {
-	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_QUEUES),
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS),
 	F(CR, flags, Flags, 0),
 	F(CR, count, Value, 0),
 	F(CR, id, Handle, 0),

@@ -207,14 +207,14 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 	case DRM_COMPUTE_OP_CRIU_CHECKPOINT: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES)
+		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS)
 			return "unknown op";
 		return "";
 	}
 	case DRM_COMPUTE_OP_CRIU_RESTORE: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_QUEUES)
+		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS)
 			return "unknown op";
 		return "";
 	}

@@ -1395,13 +1395,22 @@ struct drm_compute_criu_info {
 	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues, queues
 	 * with sync-object signals pending, SVM VMs, exported and imported
 	 * buffers, buffers mapped in a VM of the file without a handle in it,
-	 * and what the driver's own ioctls made that it cannot save. A tool
+	 * sync objects whose fence is pending or failed, and what the
+	 * driver's own ioctls made that it cannot save. A tool
 	 * must not dump a file with any:
 	 * %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
 	 */
 	__u32 unsaved;
+	/**
+	 * @syncobjs: out, DRM sync objects of the file (DRM core's, which a
+	 * checkpoint saves too: &struct drm_compute_criu_syncobj). One whose
+	 * fence has not signaled, or signaled an error, counts in @unsaved.
+	 */
+	__u32 syncobjs;
+	/** @pad: must be zero. */
+	__u32 pad;
 	/** @reserved: must be zero; room for later counts. */
-	__u64 reserved[2];
+	__u64 reserved;
 };
 
 /**
@@ -1543,6 +1552,39 @@ struct drm_compute_criu_mapping {
 	__u64 reserved;
 };
 
+/**
+ * DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED - the sync object holds a fence that
+ * has signaled: a binary one, or a timeline's points up to
+ * &drm_compute_criu_syncobj.point.
+ */
+#define DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED	_BITUL(0)
+/** DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE - the fence is a timeline point. */
+#define DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE	_BITUL(1)
+
+/**
+ * struct drm_compute_criu_syncobj - one DRM sync object in a checkpoint.
+ *
+ * Written by %DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS, read by
+ * %DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS. A sync object is saved when it holds
+ * no fence, or one that signaled without an error; its restore holds a
+ * signaled fence again (at the same timeline point), so waits and queries
+ * answer as before. One whose fence is still pending names work the
+ * checkpoint cannot save, and counts as unsaved.
+ */
+struct drm_compute_criu_syncobj {
+	/** @handle: the sync object's handle in its file. */
+	__u32 handle;
+	/** @flags: DRM_COMPUTE_CRIU_SYNCOBJ_* bits; 0 for no fence. */
+	__u32 flags;
+	/**
+	 * @point: with %DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE, the timeline's
+	 * last point (every point up to it signaled, never 0); 0 otherwise.
+	 */
+	__u64 point;
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
 /** DRM_COMPUTE_CRIU_CU_MASK_WORDS - room for a CU mask in a checkpoint. */
 #define DRM_COMPUTE_CRIU_CU_MASK_WORDS	16
 
@@ -1651,6 +1693,11 @@ struct drm_compute_criu_queue {
  * &struct drm_compute_criu_queue, in ascending id order.
  */
 #define DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES	5
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS - the file's DRM sync objects, as
+ * &struct drm_compute_criu_syncobj, in ascending handle order.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS	6
 
 /**
  * struct drm_compute_criu_checkpoint - save what a paused file holds.
@@ -1740,6 +1787,12 @@ struct drm_compute_criu_checkpoint {
  * written first.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_QUEUES		7
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS - create @count DRM sync objects of
+ * &struct drm_compute_criu_syncobj at @ptr, each at the handle it names,
+ * holding a signaled fence where the entry says so.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS	8
 
 /**
  * struct drm_compute_criu_restore - rebuild a checkpointed file's objects.
@@ -1784,8 +1837,8 @@ struct drm_compute_criu_restore {
 	/** @flags: in, none defined: must be zero. */
 	__u32 flags;
 	/**
-	 * @count: in, entries at @ptr (BOS, VMS, MAPPINGS, QUEUES); zero
-	 * otherwise.
+	 * @count: in, entries at @ptr (BOS, VMS, MAPPINGS, QUEUES,
+	 * SYNCOBJS); zero otherwise.
 	 */
 	__u32 count;
 	/** @id: in, WRITE_BO: the buffer's handle; zero otherwise. */
