@@ -223,10 +223,13 @@ static void test_unsaved(void)
 	/* A queue: saved where the device restores queues. */
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
 	expect_unsaved(&f, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 0 : 1);
-	/* One with a sync-object signal pending: not saved. */
+	/*
+	 * One with a sync-object signal pending: not saved, nor the sync
+	 * object the signal holds.
+	 */
 	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &so), 0);
 	igt_assert_eq(onenode_userq_signal(&f.dev, q.q.id, 1000, so, 1), 0);
-	expect_unsaved(&f, 1);
+	expect_unsaved(&f, 2);
 	compute_queue_fini(&q);
 	drmSyncobjDestroy(f.fd, so);
 	expect_unsaved(&f, 0);
@@ -256,6 +259,14 @@ static void test_unsaved(void)
 	} else {
 		igt_info("no sw_sync in debugfs: a pending sync object not tried\n");
 	}
+	/* A sync object shared through an fd: not saved; once private, it is. */
+	igt_assert_eq(drmSyncobjCreate(f.fd, DRM_SYNCOBJ_CREATE_SIGNALED, &so), 0);
+	expect_unsaved(&f, 0);
+	igt_assert_eq(drmSyncobjHandleToFD(f.fd, so, &dmabuf), 0);
+	expect_unsaved(&f, 1);
+	close(dmabuf);
+	expect_unsaved(&f, 0);
+	drmSyncobjDestroy(f.fd, so);
 	/* A faulted queue: not saved. */
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
 	compute_emit(&q, pkt, onenode_pkt_write_data(pkt, COMPUTE_BUF_VA(9), &word, 1));
@@ -456,7 +467,8 @@ igt_main
 		test_read_bo();
 
 	igt_describe("A queue with a sync-object signal pending, a faulted "
-		     "queue, an exported buffer, an SVM VM and a mapping of a "
+		     "queue, a sync object with a pending fence or shared "
+		     "through an fd, an exported buffer, an SVM VM and a mapping of a "
 		     "buffer without a handle count as unsaved (a queue alone "
 		     "does not, where the device restores queues), and the "
 		     "kernel refuses to list a file holding any; gone, the "

@@ -344,8 +344,12 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	cdev->info = *info;
 	cdev->features = features;
 	/* Queues are saved where they can be made again, mask and all. */
+	/*
+	 * A restored queue is put in place before it starts: a driver whose
+	 * create also starts it (no userq_start) could run it too early.
+	 */
 	if ((features & DRM_COMPUTE_FEATURE_CRIU) && ops->userq_criu_restore &&
-	    info->num_cus <= DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32)
+	    ops->userq_start && info->num_cus <= DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32)
 		cdev->info.userq_caps |= DRM_COMPUTE_USERQ_CAP_CRIU;
 	mutex_init(&cdev->userq_lock);
 	INIT_LIST_HEAD(&cdev->userqs);

@@ -18,6 +18,7 @@
 #include <drm/drm_auth.h>
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_print.h>
 #include <drm/drm_syncobj.h>
@@ -1063,8 +1064,13 @@ static int userq_criu_save(struct drm_compute_userq *q,
 
 	mutex_lock(&q->ctl_lock);
 	spin_lock(&q->lock);
-	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED || !q->criu_held)
-		ret = -EAGAIN;	/* the pause holds every queue it saves */
+	/*
+	 * The pause holds every queue it saves; a signal asked for since the
+	 * file was counted (USERQ_SIGNAL works on a paused file) is unsaved.
+	 */
+	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED || !q->criu_held ||
+	    q->num_signals)
+		ret = -EAGAIN;
 	spin_unlock(&q->lock);
 	if (ret)
 		goto out;
@@ -1177,25 +1183,26 @@ static int userq_criu_args(struct drm_compute_file *cfile,
 	return ret;
 }
 
-/* All or nothing: destroy the @made first queues of a failed call. */
+/*
+ * All or nothing: destroy the @made first queues of a failed call, by the
+ * ids of the call's own copy of its entries, and zero their doorbell
+ * offsets in the caller's array again.
+ */
 static void userq_criu_restore_undo(struct drm_compute_file *cfile,
-				    struct drm_compute_criu_restore *args,
-				    u32 made)
+				    const struct drm_compute_criu_queue *e,
+				    struct drm_compute_criu_queue __user *in, u32 made)
 {
-	struct drm_compute_criu_queue __user *in = u64_to_user_ptr(args->ptr);
 	struct drm_compute_userq *q;
-	u32 id;
 
 	while (made--) {
-		if (get_user(id, &in[made].queue_id))
-			continue;
 		mutex_lock(&cfile->lock);
-		q = xa_erase(&cfile->queues, id);
+		q = xa_erase(&cfile->queues, e[made].queue_id);
 		if (q)
 			drm_compute_userq_remove(q, -ECANCELED);
 		mutex_unlock(&cfile->lock);
-		/* The entry goes back as it came. */
-		put_user(0ull, &in[made].doorbell_offset);
+		/* Best effort: the entry goes back as it came. */
+		if (put_user(0ull, &in[made].doorbell_offset))
+			continue;
 	}
 }
 
@@ -1207,8 +1214,9 @@ static void userq_criu_restore_undo(struct drm_compute_file *cfile,
  * Each queue is made with USERQ_CREATE's rules and driver path, at the id
  * its entry names, stopped where the checkpoint found it
  * (&drm_compute_ops.userq_criu_restore); its new doorbell offset goes into
- * its entry. All or nothing: an entry that fails takes back what the call
- * made before it.
+ * its entry. The entries are read once: all or nothing, an entry that
+ * fails takes back what the call made before it, whatever the caller's
+ * memory says meanwhile.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  *
@@ -1220,7 +1228,7 @@ int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 {
 	struct drm_compute_criu_queue __user *in = u64_to_user_ptr(args->ptr);
 	struct drm_compute_userq_create create;
-	struct drm_compute_criu_queue e;
+	struct drm_compute_criu_queue *e;
 	unsigned long *mask;
 	int ret = 0;
 	u32 i;
@@ -1228,15 +1236,18 @@ int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 	lockdep_assert_held(&cfile->criu_lock);
 	if (!(cfile->cdev->info.userq_caps & DRM_COMPUTE_USERQ_CAP_CRIU))
 		return -EOPNOTSUPP;
+	if (!args->count)
+		return 0;
+	if (args->count > cfile->cdev->info.max_queues)
+		return -ENOSPC;
+	e = vmemdup_array_user(in, args->count, sizeof(*e));
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	for (i = 0; i < args->count; i++) {
-		if (copy_from_user(&e, &in[i], sizeof(e))) {
-			ret = -EFAULT;
-			break;
-		}
-		ret = userq_criu_args(cfile, &e, &create, &mask);
+		ret = userq_criu_args(cfile, &e[i], &create, &mask);
 		if (ret)
 			break;
-		ret = userq_new(cfile, &create, mask, &e);
+		ret = userq_new(cfile, &create, mask, &e[i]);
 		if (ret)
 			break;
 		if (put_user(create.doorbell_offset, &in[i].doorbell_offset)) {
@@ -1246,7 +1257,8 @@ int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 		}
 	}
 	if (ret)
-		userq_criu_restore_undo(cfile, args, i);
+		userq_criu_restore_undo(cfile, e, in, i);
+	kvfree(e);
 	return ret;
 }
 
@@ -1270,18 +1282,43 @@ static struct drm_syncobj *syncobj_next(struct drm_file *file, unsigned long *id
 	return s;
 }
 
-/* @s as a checkpoint saves it; false when it cannot be saved. */
+/* Whether a signaled fence, or any point of a signaled timeline, failed. */
+static bool fence_failed(struct dma_fence *f)
+{
+	struct dma_fence *iter;
+
+	if (!to_dma_fence_chain(f))
+		return f->error;
+	/* A chain keeps no error of its own: its points' fences do. */
+	dma_fence_chain_for_each(iter, f) {
+		if (dma_fence_chain_contained(iter)->error) {
+			dma_fence_put(iter);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * @s (referenced by the caller, and by its handle) as a checkpoint saves
+ * it; false when it cannot be saved: a fence pending or failed, or the
+ * object shared beyond this handle (an fd, another handle or file), which
+ * a restore would make a private copy of.
+ */
 static bool syncobj_criu_state(struct drm_syncobj *s,
 			       struct drm_compute_criu_syncobj *e)
 {
-	struct dma_fence *f = drm_syncobj_fence_get(s);
+	struct dma_fence *f;
 	bool ok = true;
 
 	e->flags = 0;
 	e->point = 0;
+	if (kref_read(&s->refcount) > 2)
+		return false;
+	f = drm_syncobj_fence_get(s);
 	if (!f)
 		return true;
-	if (!dma_fence_is_signaled(f) || f->error) {
+	if (!dma_fence_is_signaled(f) || fence_failed(f)) {
 		ok = false;
 	} else if (to_dma_fence_chain(f)) {
 		e->flags = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED | DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE;
@@ -1309,6 +1346,8 @@ u32 drm_compute_syncobj_criu_count(struct drm_compute_file *cfile, u32 *unsaved)
 	u32 n = 0;
 
 	*unsaved = 0;
+	if (!drm_core_check_feature(cfile->cdev->drm, DRIVER_SYNCOBJ))
+		return 0;	/* no sync objects, and no table to look in */
 	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
 		n++;
 		if (!syncobj_criu_state(s, &e))
@@ -1340,6 +1379,10 @@ int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
 	int ret = 0;
 
 	lockdep_assert_held(&cfile->criu_lock);
+	if (!drm_core_check_feature(cfile->cdev->drm, DRIVER_SYNCOBJ)) {
+		args->count = 0;
+		return 0;
+	}
 	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
 		if (total < args->count) {
 			e = (struct drm_compute_criu_syncobj) { .handle = idx };
@@ -1363,6 +1406,7 @@ static int syncobj_criu_make(const struct drm_compute_criu_syncobj *e,
 {
 	const u32 both = DRM_COMPUTE_CRIU_SYNCOBJ_SIGNALED | DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE;
 	struct dma_fence_chain *chain;
+	struct dma_fence *stub;
 	int ret;
 
 	if (!e->handle || e->reserved || (e->flags & ~both) ||
@@ -1378,7 +1422,9 @@ static int syncobj_criu_make(const struct drm_compute_criu_syncobj *e,
 		drm_syncobj_put(*out);
 		return -ENOMEM;
 	}
-	drm_syncobj_add_point(*out, chain, dma_fence_get_stub(), e->point);
+	stub = dma_fence_get_stub();
+	drm_syncobj_add_point(*out, chain, stub, e->point);	/* takes its own */
+	dma_fence_put(stub);
 	return 0;
 }
 
@@ -1399,25 +1445,32 @@ static int syncobj_criu_make(const struct drm_compute_criu_syncobj *e,
 int drm_compute_syncobj_criu_restore(struct drm_compute_file *cfile,
 				     struct drm_compute_criu_restore *args)
 {
-	struct drm_compute_criu_syncobj __user *in = u64_to_user_ptr(args->ptr);
 	struct xarray *xa = &cfile->file->syncobj_xa;
-	struct drm_compute_criu_syncobj e;
+	struct drm_compute_criu_syncobj *e;
 	struct drm_syncobj *s;
 	int ret = 0;
-	u32 i, h;
+	u32 i;
 
 	lockdep_assert_held(&cfile->criu_lock);
+	if (!args->count)
+		return 0;
+	if (!drm_core_check_feature(cfile->cdev->drm, DRIVER_SYNCOBJ))
+		return -EOPNOTSUPP;
+	e = vmemdup_array_user(u64_to_user_ptr(args->ptr), args->count, sizeof(*e));
+	if (IS_ERR(e))
+		return PTR_ERR(e);
 	for (i = 0; i < args->count; i++) {
-		if (copy_from_user(&e, &in[i], sizeof(e))) {
-			ret = -EFAULT;
+		if ((e[i].flags & DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE) &&
+		    !drm_core_check_feature(cfile->cdev->drm, DRIVER_SYNCOBJ_TIMELINE)) {
+			ret = -EOPNOTSUPP;
 			break;
 		}
-		ret = syncobj_criu_make(&e, &s);
+		ret = syncobj_criu_make(&e[i], &s);
 		if (ret)
 			break;
 		/* The file's reference; the creation's goes below. */
 		drm_syncobj_get(s);
-		ret = xa_insert(xa, e.handle, s, GFP_KERNEL);
+		ret = xa_insert(xa, e[i].handle, s, GFP_KERNEL);
 		if (ret) {
 			drm_syncobj_put(s);
 			ret = ret == -EBUSY ? -EEXIST : ret;
@@ -1426,13 +1479,13 @@ int drm_compute_syncobj_criu_restore(struct drm_compute_file *cfile,
 		if (ret)
 			break;
 	}
+	/* All or nothing, by the handles of the call's own copy. */
 	while (ret && i--) {
-		if (get_user(h, &in[i].handle))
-			continue;
-		s = xa_erase(xa, h);
+		s = xa_erase(xa, e[i].handle);
 		if (s)
 			drm_syncobj_put(s);
 	}
+	kvfree(e);
 	return ret;
 }
 

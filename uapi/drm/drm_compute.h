@@ -1404,7 +1404,9 @@ struct drm_compute_criu_info {
 	/**
 	 * @syncobjs: out, DRM sync objects of the file (DRM core's, which a
 	 * checkpoint saves too: &struct drm_compute_criu_syncobj). One whose
-	 * fence has not signaled, or signaled an error, counts in @unsaved.
+	 * fence has not signaled, or signaled an error, or that is shared
+	 * beyond its handle (an fd, another handle or file), counts in
+	 * @unsaved.
 	 */
 	__u32 syncobjs;
 	/** @pad: must be zero. */
@@ -1569,7 +1571,8 @@ struct drm_compute_criu_mapping {
  * no fence, or one that signaled without an error; its restore holds a
  * signaled fence again (at the same timeline point), so waits and queries
  * answer as before. One whose fence is still pending names work the
- * checkpoint cannot save, and counts as unsaved.
+ * checkpoint cannot save, and one shared beyond its handle would come
+ * back as a private copy: both count as unsaved.
  */
 struct drm_compute_criu_syncobj {
 	/** @handle: the sync object's handle in its file. */
@@ -1826,7 +1829,8 @@ struct drm_compute_criu_checkpoint {
  * holds objects or is restoring, and for any other op on a file that is
  * not restoring; -EEXIST for a handle or id in use; -ENOENT for a handle
  * or VM the file does not have; -ENOSPC when the device's memory is full or
- * the file has &drm_compute_dev_info.max_vms VMs; -EFAULT; -ENOMEM. An
+ * the file has &drm_compute_dev_info.max_vms VMs, or QUEUES has more entries
+ * than the device's queue limit; -EFAULT; -ENOMEM. An
  * array op makes all of its entries or none: the first entry that fails
  * takes back those the call made before it, and the argument and the
  * entries come back as they went.

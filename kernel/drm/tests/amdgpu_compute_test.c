@@ -127,21 +127,31 @@ static void amdgpu_compute_test_bind_flags_roundtrip(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, amdgpu_compute_bind_flags(amdgpu_compute_vm_flags(f)), f);
 }
 
-/* Only what BO_CREATE makes is saved; GEM_CREATE's flags would be lost. */
+/*
+ * Only what BO_CREATE makes is saved (its flags as amdgpu_gem_object_create()
+ * leaves them); GEM_CREATE's other flags and domains would be lost.
+ */
 static void amdgpu_compute_test_criu_bo_flags(struct kunit *test)
 {
-	const u64 cleared = AMDGPU_GEM_CREATE_VRAM_CLEARED;
+	const u64 made = AMDGPU_GEM_CREATE_VRAM_CLEARED | AMDGPU_GEM_CREATE_VRAM_WIPE_ON_RELEASE;
+	const u32 vram = AMDGPU_GEM_DOMAIN_VRAM, gtt = AMDGPU_GEM_DOMAIN_GTT;
 
-	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(cleared));
-	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
-				AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED));
-	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(0));
-	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
-				 AMDGPU_GEM_CREATE_NO_CPU_ACCESS));
-	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
-				 AMDGPU_GEM_CREATE_VM_ALWAYS_VALID));
-	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(cleared |
-				 AMDGPU_GEM_CREATE_EXPLICIT_SYNC));
+	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(made, vram));
+	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(made, gtt));
+	KUNIT_EXPECT_TRUE(test, amdgpu_compute_criu_bo_flags_ok(made |
+				AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED, vram));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(AMDGPU_GEM_CREATE_VRAM_CLEARED,
+								 vram));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made, vram | gtt));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made, AMDGPU_GEM_DOMAIN_GDS));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made |
+				 AMDGPU_GEM_CREATE_CPU_GTT_USWC, gtt));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made |
+				 AMDGPU_GEM_CREATE_NO_CPU_ACCESS, vram));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made |
+				 AMDGPU_GEM_CREATE_VM_ALWAYS_VALID, vram));
+	KUNIT_EXPECT_FALSE(test, amdgpu_compute_criu_bo_flags_ok(made |
+				 AMDGPU_GEM_CREATE_EXPLICIT_SYNC, vram));
 }
 
 static void amdgpu_compute_test_domain(struct kunit *test)

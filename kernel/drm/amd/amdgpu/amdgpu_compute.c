@@ -261,8 +261,8 @@ static u64 amdgpu_compute_bo_criu_placement(struct drm_gem_object *obj)
 {
 	struct amdgpu_bo *bo = gem_to_amdgpu_bo(obj);
 
-	/* DRM_AMDGPU_GEM_CREATE's flags: a restore would lose them. */
-	if (!amdgpu_compute_criu_bo_flags_ok(bo->flags))
+	/* DRM_AMDGPU_GEM_CREATE's flags or domains: a restore would lose them. */
+	if (!amdgpu_compute_criu_bo_flags_ok(bo->flags, bo->preferred_domains))
 		return 0;
 	return bo->preferred_domains & AMDGPU_GEM_DOMAIN_VRAM ?
 	       DRM_COMPUTE_PLACEMENT_VRAM : DRM_COMPUTE_PLACEMENT_SYSTEM;

@@ -165,24 +165,30 @@ static inline u64 amdgpu_compute_bind_flags(u64 vm_flags)
 
 /**
  * amdgpu_compute_criu_bo_flags_ok - whether a restore can make a buffer
- * with these creation flags again
+ * with these creation flags and domains again
  * @flags: &amdgpu_bo.flags (AMDGPU_GEM_CREATE_*)
+ * @domains: &amdgpu_bo.preferred_domains (AMDGPU_GEM_DOMAIN_*)
  *
- * BO_CREATE makes its buffers with %AMDGPU_GEM_CREATE_VRAM_CLEARED alone,
- * and amdgpu later adds %AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED (a CPU
- * fault or a pin) or drops %AMDGPU_GEM_CREATE_CPU_GTT_USWC on its own. A
- * buffer DRM_AMDGPU_GEM_CREATE made with any other flag (NO_CPU_ACCESS,
- * VM_ALWAYS_VALID, EXPLICIT_SYNC, ...) would come back without it, as a
- * compute buffer: a checkpoint must count it as unsaved.
+ * BO_CREATE makes its buffers in VRAM or GTT alone, with
+ * %AMDGPU_GEM_CREATE_VRAM_CLEARED, to which amdgpu_gem_object_create()
+ * adds %AMDGPU_GEM_CREATE_VRAM_WIPE_ON_RELEASE; amdgpu later adds
+ * %AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED on its own (a CPU fault or a
+ * pin). A buffer with exactly those is the buffer a restore through
+ * BO_CREATE makes, whoever made it; one DRM_AMDGPU_GEM_CREATE made with
+ * any other flag (NO_CPU_ACCESS, VM_ALWAYS_VALID, EXPLICIT_SYNC, USWC, ...)
+ * or domain (GDS, OA, VRAM and GTT both, ...) would come back without it:
+ * a checkpoint must count it as unsaved.
  *
- * Returns: true for the flags of a buffer BO_CREATE made.
+ * Returns: true for the flags and domains of a buffer BO_CREATE makes.
  */
-static inline bool amdgpu_compute_criu_bo_flags_ok(u64 flags)
+static inline bool amdgpu_compute_criu_bo_flags_ok(u64 flags, u32 domains)
 {
-	const u64 own = AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED |
-			AMDGPU_GEM_CREATE_CPU_GTT_USWC;
+	const u64 made = AMDGPU_GEM_CREATE_VRAM_CLEARED |
+			 AMDGPU_GEM_CREATE_VRAM_WIPE_ON_RELEASE;
 
-	return (flags & ~own) == AMDGPU_GEM_CREATE_VRAM_CLEARED;
+	if (domains != AMDGPU_GEM_DOMAIN_VRAM && domains != AMDGPU_GEM_DOMAIN_GTT)
+		return false;
+	return (flags & ~(u64)AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED) == made;
 }
 
 /**
