@@ -491,31 +491,57 @@ int drm_compute_userq_args_check(const struct drm_compute_dev_info *info,
 }
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_userq_args_check);
 
-static unsigned long *cu_mask_from_user(const struct drm_compute_dev_info *info,
-					const struct drm_compute_userq_create *args)
+/* A queue's CU bitmap from @count bits of @words (every CU for 0). */
+static unsigned long *cu_mask_new(const struct drm_compute_dev_info *info,
+				  const u32 *words, u32 count)
 {
 	unsigned long *mask;
-	u32 *words = NULL;
 	int ret;
 
 	mask = bitmap_zalloc(info->num_cus, GFP_KERNEL);
 	if (!mask)
 		return ERR_PTR(-ENOMEM);
-	if (args->cu_mask_count) {
-		words = memdup_array_user(u64_to_user_ptr(args->cu_mask_ptr),
-					  args->cu_mask_count / 32, sizeof(u32));
-		if (IS_ERR(words)) {
-			bitmap_free(mask);
-			return ERR_CAST(words);
-		}
-	}
-	ret = drm_compute_cu_mask_parse(info, words, args->cu_mask_count, mask);
-	kfree(words);
+	ret = drm_compute_cu_mask_parse(info, words, count, mask);
 	if (ret) {
 		bitmap_free(mask);
 		return ERR_PTR(ret);
 	}
 	return mask;
+}
+
+static unsigned long *cu_mask_from_user(const struct drm_compute_dev_info *info,
+					const struct drm_compute_userq_create *args)
+{
+	unsigned long *mask;
+	u32 *words = NULL;
+
+	if (args->cu_mask_count) {
+		words = memdup_array_user(u64_to_user_ptr(args->cu_mask_ptr),
+					  args->cu_mask_count / 32, sizeof(u32));
+		if (IS_ERR(words))
+			return ERR_CAST(words);
+	}
+	mask = cu_mask_new(info, words, args->cu_mask_count);
+	kfree(words);
+	return mask;
+}
+
+/*
+ * USERQ_CREATE's rules that need no lookup, for a new queue and for one a
+ * restore makes: the arguments, and the priority for this caller.
+ */
+static int userq_rules_check(struct drm_compute_file *cfile,
+			     const struct drm_compute_userq_create *args)
+{
+	const struct drm_compute_dev_info *info = &cfile->cdev->info;
+	bool privileged;
+	int ret;
+
+	ret = drm_compute_userq_args_check(info, args);
+	if (ret)
+		return ret;
+	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
+	return drm_compute_priority_check(info, args->priority, privileged);
 }
 
 static void watchdog_kick(struct drm_compute_device *cdev)
@@ -711,16 +737,11 @@ int drm_compute_userq_create_ioctl(struct drm_compute_file *cfile, void *data)
 	const struct drm_compute_dev_info *info = &cdev->info;
 	struct drm_compute_userq_create *args = data;
 	unsigned long *mask;
-	bool privileged;
 	int ret;
 
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_USERQ))
 		return -EOPNOTSUPP;
-	ret = drm_compute_userq_args_check(info, args);
-	if (ret)
-		return ret;
-	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
-	ret = drm_compute_priority_check(info, args->priority, privileged);
+	ret = userq_rules_check(cfile, args);
 	if (ret)
 		return ret;
 	mask = cu_mask_from_user(info, args);
@@ -1146,8 +1167,6 @@ static int userq_criu_args(struct drm_compute_file *cfile,
 			   struct drm_compute_userq_create *args,
 			   unsigned long **mask)
 {
-	const struct drm_compute_dev_info *info = &cfile->cdev->info;
-	bool privileged;
 	int ret;
 
 	if (!e->queue_id || e->pad || e->reserved[0] || e->reserved[1] ||
@@ -1167,20 +1186,11 @@ static int userq_criu_args(struct drm_compute_file *cfile,
 		.ctx_save_va = e->ctx_save_va,
 		.ctx_save_size = e->ctx_save_size,
 	};
-	ret = drm_compute_userq_args_check(info, args);
+	ret = userq_rules_check(cfile, args);
 	if (ret)
 		return ret;
-	privileged = capable(CAP_SYS_NICE) || drm_is_current_master(cfile->file);
-	ret = drm_compute_priority_check(info, e->priority, privileged);
-	if (ret)
-		return ret;
-	*mask = bitmap_zalloc(info->num_cus, GFP_KERNEL);
-	if (!*mask)
-		return -ENOMEM;
-	ret = drm_compute_cu_mask_parse(info, e->cu_mask, e->cu_mask_count, *mask);
-	if (ret)
-		bitmap_free(*mask);
-	return ret;
+	*mask = cu_mask_new(&cfile->cdev->info, e->cu_mask, e->cu_mask_count);
+	return PTR_ERR_OR_ZERO(*mask);
 }
 
 /*
