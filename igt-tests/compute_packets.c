@@ -340,6 +340,12 @@ static uint32_t b_dispatch_out(uint64_t *p)
 {
 	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_VADD_U32, 16, 0, x.va, y.va, UNMAPPED);
 }
+/* A count near 2^64 once wrapped to zero workgroups and divided by zero. */
+static uint32_t b_dispatch_count_max(uint64_t *p)
+{
+	return onenode_pkt_dispatch(p, VCOMPUTE_KERNEL_VADD_U32, UINT64_MAX, 0, x.va, y.va,
+				    UNMAPPED);
+}
 static uint32_t b_fence_unmapped(uint64_t *p) { return onenode_pkt_fence(p, UNMAPPED, 1); }
 
 static const struct bad_case bad_cases[] = {
@@ -386,6 +392,7 @@ static const struct bad_case bad_cases[] = {
 	{ "copy-runs-off-mapping", DRM_COMPUTE_FAULT_UNMAPPED, 12, b_copy_across, 0 },
 	{ "atomic-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED, b_atomic_unmapped, 0 },
 	{ "dispatch-out-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED, b_dispatch_out, 0 },
+	{ "dispatch-count-max", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED, b_dispatch_count_max, 0 },
 	{ "fence-unmapped", DRM_COMPUTE_FAULT_UNMAPPED, UNMAPPED, b_fence_unmapped, 0 },
 };
 
@@ -1018,7 +1025,7 @@ igt_main
 			uint64_t count;
 		} cases[] = {
 			{ 0, 100000 }, { 1, 1000 }, { 64, 4097 }, { 256, 257 }, { 65536, 200000 },
-			{ 256, 1 },
+			{ 256, 1 }, { 256, 0 }, { 0, 0 },
 		};
 
 		for (unsigned int i = 0; i < COMPUTE_ARRAY_SIZE(cases); i++) {

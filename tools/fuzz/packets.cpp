@@ -125,7 +125,10 @@ std::vector<uint64_t> gen_packet(Rng &r, const Targets &t)
 	default: {
 		static constexpr uint32_t gs[] = { 0, 1, 2, 64, 256, 1024, 65536 };
 		uint64_t third = align_down(t.data_size / 3, 4);
-		uint64_t count = r.below(third / 4 + 2);
+		/* The edges too: no workgroups, and a count that wraps a round-up. */
+		uint64_t count = r.chance(1, 16) ? 0 :
+				 r.chance(1, 16) ? ~0ULL - r.below(65536) :
+				 r.below(third / 4 + 2);
 		uint32_t kernel = static_cast<uint32_t>(r.range(VCOMPUTE_KERNEL_VADD_U32,
 							       VCOMPUTE_KERNEL_LIST_SUM));
 

@@ -599,7 +599,9 @@ static void exec_dispatch(struct vcompute_queue *q,
 			  const struct vcompute_pkt_dispatch *p, struct exec *x)
 {
 	struct vcompute_engine *e = &q->vdev->engine;
-	u64 gs = p->group_size ?: 256, groups = DIV_ROUND_UP(p->count, gs);
+	u64 gs = p->group_size ?: 256;
+	/* Not DIV_ROUND_UP(): a count near 2^64 must not wrap to no groups. */
+	u64 groups = p->count / gs + !!(p->count % gs);
 	struct ew k = { .kernel = p->kernel, .count = p->count, .gs = gs };
 	u64 step, end, bytes, per, fault_group = 0;
 	unsigned int i, n;
@@ -633,6 +635,11 @@ static void exec_dispatch(struct vcompute_queue *q,
 	bytes = gs * 4 * (k.nin + 1);
 	step = clamp_t(u64, DIV_ROUND_UP(CHUNK, bytes), 1, MAX_GROUPS) * q->num_cus;
 	step = min(step, groups - q->pkt_progress);
+	if (!step) {
+		/* count 0: a dispatch of no workgroups completes at once. */
+		x->done = true;
+		return;
+	}
 	end = q->pkt_progress + step;
 	/* One contiguous block of workgroups per unit: no cache line shared. */
 	per = DIV_ROUND_UP(step, q->num_cus);
