@@ -291,9 +291,9 @@ static void test_unsaved(void)
 	compute_bo_close(&f, a);
 	expect_unsaved(&f, 0);
 
-	/* An SVM VM. */
+	/* An SVM VM is saved (compute_criu_restore@svm). */
 	if (onenode_vm_create_flags(&f.dev, DRM_COMPUTE_VM_CREATE_SVM, &svm) == 0) {
-		expect_unsaved(&f, 1);
+		expect_unsaved(&f, 0);
 		compute_vm_destroy(&f, svm);
 	}
 	expect_unsaved(&f, 0);
@@ -312,7 +312,7 @@ static void test_invalid(void)
 	igt_assert_eq_u32(ok.count, 0);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 7, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 8, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
 					-EINVAL);
 	}

@@ -317,7 +317,7 @@ static void test_bad_entries(void)
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, COMPUTE_PAGE, &byte, 1), -EINVAL);
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 9, 0, &byte, 1), -ENOENT);
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, 0, (void *)16, 1), -EFAULT);
-	/* VMs: an id twice (the first taken back), an SVM VM, id 0. */
+	/* VMs: an id twice (the first taken back), an SVM VM where SVM is not, id 0. */
 	n = 2;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), -EEXIST);
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, &m,
@@ -327,7 +327,7 @@ static void test_bad_entries(void)
 	v = (struct drm_compute_criu_vm){ .id = 5, .flags = DRM_COMPUTE_VM_CREATE_SVM };
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n),
-		      -EOPNOTSUPP);
+		      cd.info.features & DRM_COMPUTE_FEATURE_SVM ? 0 : -EOPNOTSUPP);
 	v = (struct drm_compute_criu_vm){ .id = 0 };
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, &v, &n), -EINVAL);
@@ -679,6 +679,232 @@ static void test_syncobjs(void)
 	compute_close(&g);
 }
 
+
+#define SVM_SIZE (4ull << 20)
+#define MIB (1ull << 20)
+
+static uint32_t svm_get(const struct compute_dev *f, uint32_t vm, const uint8_t *p,
+			uint64_t size, uint32_t type, uint32_t in)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = in };
+
+	igt_assert_eq(onenode_svm_get_attr(&f->dev, vm, (uintptr_t)p, size, &a, 1), 0);
+	return type >= DRM_COMPUTE_SVM_ATTR_ACCESS && type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ?
+	       a.type : a.value;
+}
+
+static void svm_set(const struct compute_dev *f, uint32_t vm, const uint8_t *p, uint64_t size,
+		    uint32_t type, uint32_t value)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = value };
+
+	igt_assert_eq(onenode_svm_set_attr(&f->dev, vm, (uintptr_t)p, size, &a, 1), 0);
+}
+
+static uint32_t svm_ranges(const struct compute_dev *f)
+{
+	struct drm_compute_criu_info i = {};
+
+	igt_assert_eq(onenode_criu_info(&f->dev, &i), 0);
+	igt_assert_eq_u32(i.unsaved, 0);
+	return i.svm_ranges;
+}
+
+/* Copy @size bytes from @src to @dst with a queue of @vm; 0 or the fault reason. */
+static uint32_t svm_copy(const struct compute_dev *f, uint32_t vm, void *dst, const void *src,
+			 uint64_t size)
+{
+	static struct compute_queue q;
+	struct drm_compute_userq_state st;
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS], v;
+	int ret;
+
+	compute_queue_init_at(f, vm, COMPUTE_QUEUE_VA(1), &q);
+	compute_emit(&q, pkt, onenode_pkt_copy(pkt, (uintptr_t)dst, (uintptr_t)src, size));
+	v = compute_submit(&q);
+	ret = onenode_queue_wait(&q.q, v, COMPUTE_TIMEOUT_MS * 1000000ll);
+	compute_state(f, q.q.id, &st);
+	compute_queue_fini(&q);
+	return ret ? st.fault_reason : 0;
+}
+
+/*
+ * SVM VMs: attributes over malloc'ed memory (a preferred and prefetched
+ * device location with a granularity, no access, a flag) are listed by a
+ * checkpoint after the pause brought the device's pages home, and a fresh
+ * file of the same process gets them back (END_PAUSED: unwatched until the
+ * resume, whose rescan drops what was unmapped meanwhile); its queues then
+ * follow them: the copy reads the data, the NO_ACCESS range faults.
+ */
+static void test_svm(void)
+{
+	struct drm_compute_criu_svm_range r[8];
+	struct drm_compute_criu_vm vms[2];
+	struct onenode_residency res;
+	uint32_t id = cd.info.device_id, vm, n, nr;
+	bool vram = cd.info.vram_size >= MIB;
+	struct compute_dev f, g;
+	uint8_t *p, *dst;
+
+	igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_SVM, "no SVM\n");
+	p = mmap(NULL, SVM_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dst = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(p != MAP_FAILED && dst != MAP_FAILED);
+	compute_fill_pattern(p, SVM_SIZE, 31);
+
+	compute_open_file(&cd, &f);
+	vm = compute_vm(&f);	/* an ordinary VM beside */
+	igt_assert_eq(onenode_vm_create_flags(&f.dev, DRM_COMPUTE_VM_CREATE_SVM, &vm), 0);
+	svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 6);
+	if (vram) {
+		svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id);
+		svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, id);
+		igt_assert_eq(onenode_svm_residency(p, MIB, &res), 0);
+		igt_assert_eq_u64(res.device, MIB / COMPUTE_PAGE);
+	}
+	svm_set(&f, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id);
+	svm_set(&f, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+		DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	svm_set(&f, vm, p + 3 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+		cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
+	nr = svm_ranges(&f);
+	igt_assert_eq_u32(nr, cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO ? 4 : 3);
+
+	/* The pause brings the device's pages home; the checkpoint lists the ranges. */
+	igt_assert_eq(onenode_criu_pause(&f.dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), 0);
+	igt_assert_eq(onenode_svm_residency(p, SVM_SIZE, &res), 0);
+	igt_assert_eq_u64(res.device, 0);
+	igt_assert(compute_check_pattern(p, SVM_SIZE, 31, NULL));
+	n = 2;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, vms, &n), 0);
+	igt_assert_eq_u32(n, 2);
+	igt_assert_eq_u32(vms[1].flags, DRM_COMPUTE_VM_CREATE_SVM);
+	n = 0;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES, NULL, &n),
+		      0);
+	igt_assert_eq_u32(n, nr);
+	memset(r, 0xa5, sizeof(r));
+	n = 8;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES, r, &n), 0);
+	igt_assert_eq_u32(n, nr);
+	for (uint32_t i = 0; i < n; i++) {
+		igt_assert_eq_u32(r[i].vm_id, vm);
+		igt_assert_eq_u64(r[i].start, (uintptr_t)p + i * MIB);
+		igt_assert_eq_u64(r[i].size, MIB);
+		igt_assert(r[i].nattr >= 5 && r[i].nattr <= DRM_COMPUTE_CRIU_SVM_ATTRS);
+		igt_assert_eq_u64(r[i].reserved, 0);
+	}
+	igt_assert_eq(onenode_criu_pause(&f.dev, DRM_COMPUTE_CRIU_OP_RESUME, NULL), 0);
+	compute_close(&f);
+
+	/* A fresh file of the same process: the VMs, then the ranges, paused. */
+	compute_open_file(&cd, &g);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), 0);
+	n = nr;
+	igt_assert_eq(onenode_criu_restore_ex(&g.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, 0, id,
+					      r, &n), 0);
+	igt_assert_eq(onenode_criu_restore_ex(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END,
+					      DRM_COMPUTE_CRIU_RESTORE_END_PAUSED, 0, NULL, NULL),
+		      0);
+	igt_assert_eq_u32(svm_ranges(&g), nr);
+	if (vram)
+		igt_assert_eq_u32(svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+				  id);
+	igt_assert_eq_u32(svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 6);
+	igt_assert_eq_u32(svm_get(&g, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
+	igt_assert_eq_u32(svm_get(&g, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+				  0), DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	/* Paused: memory unmapped now keeps its attributes until the resume looks. */
+	munmap(p + 2 * MIB, MIB);
+	igt_assert_eq_u32(svm_ranges(&g), nr);
+	igt_assert_eq(onenode_criu_pause(&g.dev, DRM_COMPUTE_CRIU_OP_RESUME, NULL), 0);
+	igt_assert_eq_u32(svm_ranges(&g), nr - 1);
+	/* Watched from the resume on. */
+	if (nr == 4) {
+		munmap(p + 3 * MIB, MIB);
+		compute_sleep_ms(50);
+		igt_assert_eq_u32(svm_ranges(&g), nr - 2);
+	}
+	/* The attributes act: the data reads back through a queue, NO_ACCESS faults. */
+	memset(dst, 0, MIB);
+	igt_assert_eq_u32(svm_copy(&g, vm, dst, p, MIB), 0);
+	igt_assert(compute_check_pattern(dst, MIB, 31, NULL));
+	igt_assert_eq_u32(svm_copy(&g, vm, dst, p + MIB, COMPUTE_PAGE),
+			  DRM_COMPUTE_FAULT_UNMAPPED);
+	compute_close(&g);
+	munmap(p, 2 * MIB);
+	munmap(dst, MIB);
+}
+
+/* RESTORE_SVM_RANGES's rules: each bad entry fails, all or nothing. */
+static void test_bad_svm_ranges(void)
+{
+	struct drm_compute_criu_vm vms[2] = {
+		{ .id = 1 }, { .id = 2, .flags = DRM_COMPUTE_VM_CREATE_SVM },
+	};
+	struct drm_compute_criu_svm_range good = { .vm_id = 2, .nattr = 1 }, two[2], bad;
+	uint32_t id = cd.info.device_id, n;
+	struct compute_dev f;
+	uint8_t *p;
+
+	igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_SVM, "no SVM\n");
+	p = mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(p != MAP_FAILED);
+	good.start = (uintptr_t)p;
+	good.size = MIB;
+	good.attrs[0] = (struct drm_compute_svm_attr){ DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id };
+
+	compute_open_file(&cd, &f);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, &good,
+					   &n), -EBUSY);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_VMS, vms, &n), 0);
+	for (int i = 0; i < 10; i++) {
+		int want = -EINVAL;
+
+		bad = good;
+		switch (i) {
+		case 0: bad.vm_id = 7; want = -ENOENT; break;
+		case 1: bad.vm_id = 1; break;	/* not an SVM VM */
+		case 2: bad.vm_id = 0; break;
+		case 3: bad.nattr = 0; break;
+		case 4: bad.nattr = DRM_COMPUTE_CRIU_SVM_ATTRS + 1; break;
+		case 5: bad.reserved = 1; break;
+		case 6: bad.start += 1; break;
+		case 7: bad.size = 0; break;
+		case 8: bad.attrs[0].type = DRM_COMPUTE_SVM_ATTR_GRANULARITY + 1; break;
+		default: bad.attrs[0].value = 0xfffffff0u; break;	/* no such device */
+		}
+		n = 1;
+		igt_assert_f(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, &bad,
+						  &n) == want, "case %d\n", i);
+	}
+	/* The second fails: the first is taken back. */
+	two[0] = good;
+	two[1] = good;
+	two[1].attrs[0].type = 99;
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, two, &n),
+		      -EINVAL);
+	/* Another device's id in the image names this one. */
+	bad = good;
+	bad.attrs[0].value = 0xfffffff0u;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore_ex(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, 0,
+					      0xfffffff0u, &bad, &n), 0);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	igt_assert_eq_u32(svm_ranges(&f), 1);
+	igt_assert_eq_u32(svm_get(&f, 2, p, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
+	compute_close(&f);
+	munmap(p, MIB);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
@@ -688,7 +914,7 @@ static void test_invalid(void)
 	compute_open_file(&cd, &f);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 9, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, 10, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	for (i = 0; i < 32; i++) {
@@ -714,6 +940,16 @@ static void test_invalid(void)
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_BOS, .id = 1 };
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	/* END takes END_PAUSED and no other flag; SVM_RANGES takes an id but no offset. */
+	for (i = 1; i < 32; i++) {
+		bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_END,
+							 .flags = 1u << i };
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad),
+					-EINVAL);
+	}
+	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES,
+						 .offset = 4096 };
 	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_WRITE_BO,
 						 .count = 1 };
@@ -893,6 +1129,24 @@ igt_main
 		     "before; bad entries are refused, all or nothing.");
 	igt_subtest("syncobjs")
 		test_syncobjs();
+
+	igt_describe("SVM VMs: attributes over malloc'ed memory (a preferred and "
+		     "prefetched device location with a granularity, no access, "
+		     "a flag) are listed after the pause brought device pages "
+		     "home, come back in a fresh file of the same process "
+		     "(END_PAUSED: unwatched until the resume, which drops what "
+		     "was unmapped meanwhile) and act: a queue reads the data, "
+		     "the NO_ACCESS range faults.");
+	igt_subtest("svm")
+		test_svm();
+
+	igt_describe("RESTORE_SVM_RANGES outside a restore, an unknown or "
+		     "non-SVM VM, bad counts, reserved, alignment, attribute "
+		     "type and device: each refused; two entries where the "
+		     "second fails leave neither; the image's device id names "
+		     "this device.");
+	igt_subtest("bad-svm-ranges")
+		test_bad_svm_ranges();
 
 	igt_describe("The owner without CAP_CHECKPOINT_RESTORE and "
 		     "CAP_SYS_ADMIN cannot begin a restore.");

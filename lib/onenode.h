@@ -297,6 +297,13 @@ int onenode_criu_read_bo(const struct onenode_device *dev, uint32_t handle,
  */
 int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *entries,
 			 uint32_t *count);
+/**
+ * onenode_criu_restore_ex() - onenode_criu_restore() with the call's @flags
+ * (END: DRM_COMPUTE_CRIU_RESTORE_END_PAUSED) and @id (SVM_RANGES: the
+ * checkpointed device's id).
+ */
+int onenode_criu_restore_ex(const struct onenode_device *dev, uint32_t op, uint32_t flags,
+			    uint32_t id, void *entries, uint32_t *count);
 /** onenode_criu_write_bo() - DRM_COMPUTE_CRIU_RESTORE_WRITE_BO from @src. */
 int onenode_criu_write_bo(const struct onenode_device *dev, uint32_t handle,
 			  uint64_t offset, const void *src, uint64_t size);

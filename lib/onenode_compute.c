@@ -273,11 +273,19 @@ int onenode_criu_read_bo(const struct onenode_device *dev, uint32_t handle,
 int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *entries,
 			 uint32_t *count)
 {
+	return onenode_criu_restore_ex(dev, op, 0, 0, entries, count);
+}
+
+int onenode_criu_restore_ex(const struct onenode_device *dev, uint32_t op, uint32_t flags,
+			    uint32_t id, void *entries, uint32_t *count)
+{
 	struct drm_compute_criu_restore args;
 	int ret;
 
 	memset(&args, 0, sizeof(args));
 	args.op = op;
+	args.flags = flags;
+	args.id = id;
 	args.count = count ? *count : 0;
 	args.ptr = (uintptr_t)entries;
 	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_RESTORE, &args);

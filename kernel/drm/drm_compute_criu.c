@@ -31,8 +31,8 @@
  * to save: buffers (exported and imported ones apart), GPU VMs, user queues
  * and SVM attribute ranges, and, of those, the objects the device cannot
  * save (&drm_compute_criu_info.unsaved): every one without
- * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues, SVM VMs, exported and
- * imported buffers, mappings of a buffer the file has no handle to, and
+ * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues the device cannot
+ * restore, exported and imported buffers, mappings of a buffer the file has no handle to, and
  * what the driver's own ioctls made that the helper cannot see
  * (&drm_compute_ops.file_criu_unsaved).
  * The kernel decides this, not the tool.
@@ -95,7 +95,20 @@
  * point) and made again at its handle, holding a signaled stub fence at
  * that point; one with a pending or failed fence is unsaved.
  *
- * Not saved yet: SVM VMs, exported and imported buffers. A
+ * SVM VMs (drm_compute_svm_criu_pause(), _list(), _restore(), _resume()):
+ * the memory is the process's, which the tool saves; the pause brings what
+ * lives in device memory home first. LIST_SVM_RANGES gives each range of
+ * attributes as the SET_ATTR list that makes it again; RESTORE_SVM_RANGES,
+ * in the restoring process (the VM's address space), stores them without
+ * looking at CPU mappings that do not exist yet, and names the restoring
+ * device where the image named the checkpointed one. The VMs start
+ * watching the address space (and drop the attributes of what is not
+ * mapped) at END, or, after END with %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED,
+ * at the resume a tool calls once the memory is in place; until then the
+ * file is paused, so no restored queue runs on an address space being
+ * rebuilt.
+ *
+ * Not saved yet: exported and imported buffers. A
  * driver gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks
  * of &struct drm_compute_ops.
  *
@@ -206,6 +219,8 @@ static int criu_pause(struct drm_compute_file *cfile,
 	ret = drm_compute_userq_criu_pause(cfile, &userqs);
 	if (ret)
 		goto out_unpause;
+	/* The queues are stopped: what they moved to device memory comes home. */
+	drm_compute_svm_criu_pause(cfile);
 	ret = drm_compute_bo_criu_pause(cfile, &exports);
 	if (ret) {
 		drm_compute_userq_criu_resume(cfile, &resumed);
@@ -224,12 +239,15 @@ static int criu_resume(struct drm_compute_file *cfile,
 		       struct drm_compute_criu_pause *args)
 {
 	u32 resumed = 0, exports;
-	int ret;
+	int ret, err;
 
 	if (!cfile->paused)
 		return -EALREADY;
 	ret = drm_compute_userq_criu_resume(cfile, &resumed);
 	exports = drm_compute_bo_criu_resume(cfile);
+	/* A file restored with END_PAUSED: its SVM VMs watch from here on. */
+	err = drm_compute_svm_criu_resume(cfile);
+	ret = ret ?: err;
 	set_paused(cfile, false);
 	/* A rejected call leaves its argument as it came. */
 	if (!ret) {
@@ -330,6 +348,8 @@ static int criu_checkpoint(struct drm_compute_file *cfile,
 		return drm_compute_userq_criu_list(cfile, args);
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS)
 		return drm_compute_syncobj_criu_list(cfile, args);
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES)
+		return drm_compute_svm_criu_list(cfile, args);
 	return drm_compute_vm_criu_list(cfile, args);
 }
 
@@ -359,6 +379,7 @@ int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data
 	case DRM_COMPUTE_CRIU_CKPT_LIST_MAPPINGS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;
@@ -383,7 +404,7 @@ static int criu_restore(struct drm_compute_file *cfile,
 			struct drm_compute_criu_restore *args)
 {
 	u32 resumed;
-	int ret;
+	int ret, err;
 
 	if (args->op == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
 		if (cfile->restoring || cfile->paused)
@@ -411,11 +432,20 @@ static int criu_restore(struct drm_compute_file *cfile,
 		return drm_compute_userq_criu_restore(cfile, args);
 	case DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS:
 		return drm_compute_syncobj_criu_restore(cfile, args);
+	case DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES:
+		return drm_compute_svm_criu_restore(cfile, args);
 	default:	/* DRM_COMPUTE_CRIU_RESTORE_END */
+		if (args->flags & DRM_COMPUTE_CRIU_RESTORE_END_PAUSED) {
+			/* Paused before it leaves: no window for a queue to run. */
+			set_paused(cfile, true);
+			WRITE_ONCE(cfile->restoring, false);
+			return 0;
+		}
 		/* The queues that ran at the checkpoint continue. */
 		ret = drm_compute_userq_criu_resume(cfile, &resumed);
+		err = drm_compute_svm_criu_resume(cfile);
 		WRITE_ONCE(cfile->restoring, false);
-		return ret;
+		return ret ?: err;
 	}
 }
 
@@ -437,13 +467,20 @@ int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU))
 		return -EOPNOTSUPP;
-	if (args->flags || args->reserved[0] || args->reserved[1])
+	if (args->reserved[0] || args->reserved[1])
+		return -EINVAL;
+	if (args->flags && (args->op != DRM_COMPUTE_CRIU_RESTORE_END ||
+			    args->flags & ~DRM_COMPUTE_CRIU_RESTORE_END_PAUSED))
 		return -EINVAL;
 	switch (args->op) {
 	case DRM_COMPUTE_CRIU_RESTORE_BEGIN:
 	case DRM_COMPUTE_CRIU_RESTORE_END:
 		if (args->count || args->id || args->ptr || args->offset ||
 		    args->size)
+			return -EINVAL;
+		break;
+	case DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES:
+		if (args->offset || args->size)
 			return -EINVAL;
 		break;
 	case DRM_COMPUTE_CRIU_RESTORE_BOS:

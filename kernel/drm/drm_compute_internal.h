@@ -73,6 +73,12 @@ int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
 int drm_compute_syncobj_criu_restore(struct drm_compute_file *cfile,
 				     struct drm_compute_criu_restore *args);
 u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile);
+void drm_compute_svm_criu_pause(struct drm_compute_file *cfile);
+int drm_compute_svm_criu_list(struct drm_compute_file *cfile,
+			      struct drm_compute_criu_checkpoint *args);
+int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
+				 struct drm_compute_criu_restore *args);
+int drm_compute_svm_criu_resume(struct drm_compute_file *cfile);
 void drm_compute_criu_file_fini(struct drm_compute_file *cfile);
 bool drm_compute_bo_criu_savable(struct drm_compute_device *cdev,
 				 struct drm_gem_object *obj);

@@ -787,3 +787,298 @@ u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile)
 	}
 	return n;
 }
+
+/* The next SVM VM of @cfile at an id from *@id on, with a reference, or NULL. */
+static struct drm_compute_vm *svm_vm_next(struct drm_compute_file *cfile,
+					  unsigned long *id)
+{
+	struct drm_compute_vm *vm;
+
+	while (xa_find(&cfile->vms, id, U32_MAX, XA_PRESENT)) {
+		vm = drm_compute_vm_lookup(cfile, *id);
+		(*id)++;
+		if (vm && (vm->flags & DRM_COMPUTE_VM_CREATE_SVM))
+			return vm;
+		if (vm)
+			drm_compute_vm_put(vm);
+	}
+	return NULL;
+}
+
+/* Whether a piece's data may live in device memory. */
+static bool svm_loc_device(u32 loc)
+{
+	return loc != DRM_COMPUTE_SVM_LOCATION_SYSMEM &&
+	       loc != DRM_COMPUTE_SVM_LOCATION_UNDEFINED;
+}
+
+static int svm_criu_home(void *arg, u64 start, u64 size,
+			 const struct drm_compute_svm_attrs *a)
+{
+	if (svm_loc_device(a->preferred_loc) || svm_loc_device(a->prefetch_loc))
+		drm_compute_svm_migrate_to_ram(arg, start, start + size, 4);
+	return 0;
+}
+
+/**
+ * drm_compute_svm_criu_pause - bring the device memory of a file's SVM VMs
+ * home for a checkpoint
+ * @cfile: the file being paused, its queues stopped
+ *
+ * Data reaches device memory only where a location attribute names a
+ * device (the fault policy's migration, a prefetch): those ranges are
+ * faulted back to system memory (drm_compute_svm_migrate_to_ram()), where
+ * the checkpoint tool reads the process's memory. Best effort, as a
+ * prefetch: what stays (a page busy, a fatal signal) comes home when the
+ * tool's access faults on it.
+ *
+ * Context: process; &drm_compute_file.criu_lock held; takes each SVM VM's
+ * &drm_compute_vm_svm.lock and its mm's mmap lock inside.
+ */
+void drm_compute_svm_criu_pause(struct drm_compute_file *cfile)
+{
+	struct drm_compute_vm *vm;
+	unsigned long id = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	while ((vm = svm_vm_next(cfile, &id))) {
+		mutex_lock(&vm->svm.lock);
+		drm_compute_svm_collect(vm);
+		drm_compute_svm_attr_for_each(&vm->svm.attrs, svm_criu_home, vm);
+		mutex_unlock(&vm->svm.lock);
+		drm_compute_vm_put(vm);
+	}
+}
+
+struct svm_criu_list {
+	struct drm_compute_vm *vm;
+	struct drm_compute_criu_svm_range *e;
+	u32 n;
+};
+
+static int svm_criu_entry(void *arg, u64 start, u64 size,
+			  const struct drm_compute_svm_attrs *a)
+{
+	struct svm_criu_list *l = arg;
+	struct drm_compute_criu_svm_range *e = &l->e[l->n++];
+
+	e->vm_id = l->vm->id;
+	e->start = start;
+	e->size = size;
+	e->nattr = drm_compute_svm_attr_list(&l->vm->svm.attrs, a, e->attrs);
+	return 0;
+}
+
+/**
+ * drm_compute_svm_criu_list - %DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES
+ * @cfile: the paused file
+ * @args: the call: up to @count entries written at @ptr, @count set to the
+ *	  number the file has
+ *
+ * Each SVM VM's ranges are read under its SVM lock into a kernel array
+ * and copied out after, with no helper lock but the CRIU lock held.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT or -ENOMEM.
+ */
+int drm_compute_svm_criu_list(struct drm_compute_file *cfile,
+			      struct drm_compute_criu_checkpoint *args)
+{
+	struct drm_compute_criu_svm_range __user *out = u64_to_user_ptr(args->ptr);
+	struct svm_criu_list l = {};
+	struct drm_compute_vm *vm;
+	u32 total = 0, n, put;
+	unsigned long id = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	while ((vm = svm_vm_next(cfile, &id))) {
+		mutex_lock(&vm->svm.lock);
+		drm_compute_svm_collect(vm);
+		n = drm_compute_svm_attr_count(&vm->svm.attrs);
+		l = (struct svm_criu_list){ .vm = vm };
+		l.e = n ? kvcalloc(n, sizeof(*l.e), GFP_KERNEL) : NULL;
+		if (n && !l.e)
+			ret = -ENOMEM;
+		else
+			drm_compute_svm_attr_for_each(&vm->svm.attrs, svm_criu_entry, &l);
+		mutex_unlock(&vm->svm.lock);
+		drm_compute_vm_put(vm);
+		if (ret)
+			break;
+		put = min(l.n, args->count - min(total, args->count));
+		if (put && copy_to_user(out + total, l.e, array_size(put, sizeof(*l.e))))
+			ret = -EFAULT;
+		kvfree(l.e);
+		total += l.n;
+		if (ret)
+			break;
+	}
+	if (!ret)
+		args->count = total;
+	return ret;
+}
+
+/* An entry's own rules, its device ids moved from @old_id to this device. */
+static int svm_criu_entry_check(struct drm_compute_file *cfile, u32 old_id,
+				struct drm_compute_criu_svm_range *e)
+{
+	struct drm_compute_svm args = {
+		.op = DRM_COMPUTE_SVM_OP_SET_ATTR,
+		.start = e->start,
+		.size = e->size,
+		.nattr = e->nattr,
+	};
+	u32 i;
+
+	if (!e->vm_id || e->reserved || !e->nattr ||
+	    e->nattr > DRM_COMPUTE_CRIU_SVM_ATTRS ||
+	    drm_compute_svm_args_check(&cfile->cdev->info, &args))
+		return -EINVAL;
+	for (i = 0; old_id && i < e->nattr; i++) {
+		switch (e->attrs[i].type) {
+		case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
+		case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+		case DRM_COMPUTE_SVM_ATTR_ACCESS:
+		case DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE:
+		case DRM_COMPUTE_SVM_ATTR_NO_ACCESS:
+			if (e->attrs[i].value == old_id)
+				e->attrs[i].value = cfile->cdev->id;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Store one entry's attributes; the VM's SVM lock is taken inside. */
+static int svm_criu_restore_one(struct drm_compute_file *cfile,
+				const struct drm_compute_criu_svm_range *e,
+				bool undo)
+{
+	struct drm_compute_vm *vm = drm_compute_vm_lookup(cfile, e->vm_id);
+	struct drm_compute_vm_svm *svm;
+	int ret;
+
+	if (!vm)
+		return -ENOENT;
+	svm = &vm->svm;
+	if (!(vm->flags & DRM_COMPUTE_VM_CREATE_SVM)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (svm->mm != current->mm) {
+		ret = -EPERM;
+		goto out;
+	}
+	mutex_lock(&svm->lock);
+	if (undo) {
+		ret = drm_compute_svm_attr_clear(&svm->attrs, e->start, e->size);
+	} else {
+		ret = drm_compute_svm_attr_check(&svm->attrs, e->attrs, e->nattr, true);
+		if (!ret)
+			ret = svm_flags_honoured(vm, e->attrs, e->nattr);
+		if (!ret)
+			ret = drm_compute_svm_attr_set(&svm->attrs, e->start, e->size,
+						       e->attrs, e->nattr);
+	}
+	mutex_unlock(&svm->lock);
+out:
+	drm_compute_vm_put(vm);
+	return ret;
+}
+
+/**
+ * drm_compute_svm_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr; @id the checkpointed device's id
+ *
+ * The entries are read once. Each is checked as &struct drm_compute_svm's
+ * SET_ATTR (the argument, the VM, the attributes, the flags the device
+ * honours) but for the CPU mappings, which a restore tool makes after the
+ * file, and stored; no driver callback runs, since a VM being restored has
+ * nothing mapped, and nothing migrates. The VM watches its address space
+ * from drm_compute_svm_criu_resume() on. All or nothing: a failing entry
+ * clears the ranges the call stored before it (the VMs of a restore held
+ * no attributes there).
+ *
+ * Context: process, the restoring process (the VMs' address space);
+ * &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0 or the first failing entry's error: -EINVAL, -ENOENT,
+ * -EPERM, -EOPNOTSUPP, -EFAULT or -ENOMEM.
+ */
+int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
+				 struct drm_compute_criu_restore *args)
+{
+	struct drm_compute_criu_svm_range *e;
+	int ret = 0;
+	u32 i;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_SVM))
+		return -EOPNOTSUPP;
+	if (!args->count)
+		return 0;
+	e = vmemdup_array_user(u64_to_user_ptr(args->ptr), args->count, sizeof(*e));
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	for (i = 0; i < args->count; i++) {
+		ret = svm_criu_entry_check(cfile, args->id, &e[i]);
+		if (!ret)
+			ret = svm_criu_restore_one(cfile, &e[i], false);
+		if (ret)
+			break;
+	}
+	if (ret)
+		while (i--)
+			svm_criu_restore_one(cfile, &e[i], true);
+	kvfree(e);
+	return ret;
+}
+
+/**
+ * drm_compute_svm_criu_resume - watch the address space of a file's SVM VMs
+ * @cfile: a file leaving a pause or a restore
+ *
+ * After a restore the ranges' attributes are in the stores but not yet
+ * watched: munmap of the memory the tool rebuilt meanwhile was no business
+ * of theirs. Each SVM VM now watches what holds attributes
+ * (svm_watch_cover()) and drops the attributes of what is not mapped now
+ * (a rescan of the store against the CPU mappings); a VM that already
+ * watches its span is left alone.
+ *
+ * Context: process; &drm_compute_file.criu_lock held; takes each SVM VM's
+ * lock.
+ *
+ * Returns: 0, or the first error of an interval notifier insert (the
+ * other VMs are still set up).
+ */
+int drm_compute_svm_criu_resume(struct drm_compute_file *cfile)
+{
+	struct drm_compute_vm *vm;
+	unsigned long id = 0;
+	u64 lo, hi;
+	int ret = 0, err;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	while ((vm = svm_vm_next(cfile, &id))) {
+		struct drm_compute_vm_svm *svm = &vm->svm;
+
+		mutex_lock(&svm->lock);
+		if (drm_compute_svm_attr_span(&svm->attrs, &lo, &hi) &&
+		    (svm->watch_cur < 0 || lo < svm->watch_start ||
+		     hi > svm->watch_end) &&
+		    mmget_not_zero(svm->mm)) {
+			err = svm_watch_cover(svm, lo, hi);
+			/* Unwatched until now: drop what is not mapped. */
+			if (!err)
+				svm_attrs_rescan(svm);
+			mmput(svm->mm);
+			ret = ret ?: err;
+		}
+		mutex_unlock(&svm->lock);
+		drm_compute_vm_put(vm);
+	}
+	return ret;
+}

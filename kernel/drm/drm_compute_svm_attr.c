@@ -556,6 +556,90 @@ u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store)
 EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_count);
 
 /**
+ * drm_compute_svm_attr_for_each - visit the ranges whose attributes are not
+ * the defaults
+ * @store: the store
+ * @fn: called for each range, in address order; a value other than 0
+ *	stops the walk; must not change the store
+ * @arg: passed to @fn
+ *
+ * The ranges drm_compute_svm_attr_count() counts: what a checkpoint saves.
+ *
+ * Context: the store's lock held, in any mode.
+ *
+ * Returns: 0, or what @fn returned when it stopped the walk.
+ */
+int drm_compute_svm_attr_for_each(struct drm_compute_svm_attr_store *store,
+				  int (*fn)(void *arg, u64 start, u64 size,
+					    const struct drm_compute_svm_attrs *attrs),
+				  void *arg)
+{
+	struct rb_node *node;
+	int ret;
+
+	svm_attr_assert_held(store, false);
+	for (node = rb_first_cached(&store->root); node; node = rb_next(node)) {
+		struct drm_compute_svm_attr_range *r =
+			rb_entry(node, struct drm_compute_svm_attr_range, rb);
+
+		ret = fn(arg, r->start, r->last - r->start + 1, &r->attrs);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_for_each);
+
+static u32 access_type(enum drm_compute_svm_access_mode mode);
+
+/**
+ * drm_compute_svm_attr_list - the attributes that make a piece's
+ * @store: the store @attrs belongs to
+ * @attrs: a piece's attributes (drm_compute_svm_attr_for_each())
+ * @out: room for %DRM_COMPUTE_CRIU_SVM_ATTRS attributes
+ *
+ * Writes the list that drm_compute_svm_attr_set(), on addresses holding
+ * the defaults of a store with the same default access, turns into
+ * @attrs: both locations, the flags set and those cleared, the
+ * granularity, and the access of each device whose mode is not the
+ * default. A field of &struct drm_compute_svm_attrs this list forgets
+ * fails the round trip of the attribute store's KUnit test.
+ *
+ * Context: the store's lock held, in any mode.
+ *
+ * Returns: the number of attributes written.
+ */
+u32 drm_compute_svm_attr_list(const struct drm_compute_svm_attr_store *store,
+			      const struct drm_compute_svm_attrs *attrs,
+			      struct drm_compute_svm_attr *out)
+{
+	u32 n = 0, i;
+
+	BUILD_BUG_ON(DRM_COMPUTE_CRIU_SVM_ATTRS < 5 + DRM_COMPUTE_SVM_MAX_DEVICES);
+	svm_attr_assert_held(store, false);
+	out[n++] = (struct drm_compute_svm_attr){
+		DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, attrs->preferred_loc };
+	out[n++] = (struct drm_compute_svm_attr){
+		DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, attrs->prefetch_loc };
+	out[n++] = (struct drm_compute_svm_attr){
+		DRM_COMPUTE_SVM_ATTR_SET_FLAGS, attrs->flags };
+	out[n++] = (struct drm_compute_svm_attr){
+		DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+		~attrs->flags & DRM_COMPUTE_SVM_FLAGS_KNOWN };
+	out[n++] = (struct drm_compute_svm_attr){
+		DRM_COMPUTE_SVM_ATTR_GRANULARITY, attrs->granularity };
+	for (i = 0; i < DRM_COMPUTE_SVM_MAX_DEVICES; i++) {
+		if (!store->dev_ids[i] ||
+		    attrs->access[i] == DRM_COMPUTE_SVM_MODE_DEFAULT)
+			continue;
+		out[n++] = (struct drm_compute_svm_attr){
+			access_type(attrs->access[i]), store->dev_ids[i] };
+	}
+	return n;
+}
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attr_list);
+
+/**
  * drm_compute_svm_attr_span - the smallest interval holding every attribute
  * @store: the store
  * @start: set to the first address that has attributes

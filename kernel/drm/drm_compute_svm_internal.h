@@ -41,5 +41,12 @@ struct drm_compute_svm_attr_range *drm_compute_svm_attr_range_alloc(void);
 u32 drm_compute_svm_attr_count(struct drm_compute_svm_attr_store *store);
 bool drm_compute_svm_attr_span(struct drm_compute_svm_attr_store *store,
 			       u64 *start, u64 *end);
+int drm_compute_svm_attr_for_each(struct drm_compute_svm_attr_store *store,
+				  int (*fn)(void *arg, u64 start, u64 size,
+					    const struct drm_compute_svm_attrs *attrs),
+				  void *arg);
+u32 drm_compute_svm_attr_list(const struct drm_compute_svm_attr_store *store,
+			      const struct drm_compute_svm_attrs *attrs,
+			      struct drm_compute_svm_attr *out);
 
 #endif /* __DRM_COMPUTE_SVM_INTERNAL_H__ */

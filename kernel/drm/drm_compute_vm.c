@@ -712,8 +712,9 @@ static int file_vms_get(struct drm_compute_file *cfile,
  * save
  * @cfile: the file's compute state
  *
- * SVM VMs (their ranges are not saved yet) and mappings of a buffer the
- * file has no handle to.
+ * Mappings of a buffer the file has no handle to. (An SVM VM is saved:
+ * its attribute ranges by drm_compute_svm_criu_list(), its memory with
+ * the process's.)
  *
  * Context: process; takes &drm_compute_file.lock and each VM's
  * reservation.
@@ -734,10 +735,6 @@ int drm_compute_vm_criu_unsaved(struct drm_compute_file *cfile)
 	if (ret)
 		return ret;
 	for (i = 0; i < nvm; i++) {
-		if (vms[i]->flags & DRM_COMPUTE_VM_CREATE_SVM) {
-			unsaved++;
-			continue;
-		}
 		ret = vm_mappings(vms[i], &e, &n, &unsaved);
 		if (ret)
 			break;
@@ -867,7 +864,8 @@ int drm_compute_vm_criu_restore(struct drm_compute_file *cfile,
 				ret = -EFAULT;
 				break;
 			}
-			if (v.flags & DRM_COMPUTE_VM_CREATE_SVM) {
+			if ((v.flags & DRM_COMPUTE_VM_CREATE_SVM) &&
+			    !(cfile->cdev->features & DRM_COMPUTE_FEATURE_SVM)) {
 				ret = -EOPNOTSUPP;
 				break;
 			}

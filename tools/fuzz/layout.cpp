@@ -195,7 +195,7 @@ constexpr Field criu_pause_f[] = {
 
 using CK = drm_compute_criu_checkpoint;
 constexpr Field criu_checkpoint_f[] = {
-	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS),
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES),
 	F(CK, flags, Flags, 0),
 	F(CK, count, Value, 0),
 	F(CK, id, Handle, 0),
@@ -208,8 +208,8 @@ constexpr Field criu_checkpoint_f[] = {
 
 using CR = drm_compute_criu_restore;
 constexpr Field criu_restore_f[] = {
-	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS),
-	F(CR, flags, Flags, 0),
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES),
+	F(CR, flags, Flags, DRM_COMPUTE_CRIU_RESTORE_END_PAUSED),
 	F(CR, count, Value, 0),
 	F(CR, id, Handle, 0),
 	F(CR, ptr, Ptr, 0),

@@ -207,15 +207,17 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 	case DRM_COMPUTE_OP_CRIU_CHECKPOINT: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS)
+		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES)
 			return "unknown op";
 		return "";
 	}
 	case DRM_COMPUTE_OP_CRIU_RESTORE: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS)
+		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES)
 			return "unknown op";
+		if (g("flags") && o != DRM_COMPUTE_CRIU_RESTORE_END)
+			return "a flag on an op other than END";
 		return "";
 	}
 	case DRM_COMPUTE_OP_SVM: {

@@ -1384,7 +1384,8 @@ struct drm_compute_criu_info {
 	__u32 userqs;
 	/**
 	 * @svm_ranges: out, ranges with SVM attributes other than the
-	 * defaults, over every SVM VM of the file.
+	 * defaults, over every SVM VM of the file (a checkpoint saves them:
+	 * &struct drm_compute_criu_svm_range).
 	 */
 	__u32 svm_ranges;
 	/**
@@ -1393,10 +1394,10 @@ struct drm_compute_criu_info {
 	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues of a device that
 	 * cannot restore them (&drm_compute_query_userq.caps has no
 	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues, queues
-	 * with sync-object signals pending, SVM VMs, exported and imported
-	 * buffers, buffers mapped in a VM of the file without a handle in it,
-	 * sync objects whose fence is pending or failed, and what the
-	 * driver's own ioctls made that it cannot save. A tool
+	 * with sync-object signals pending, exported and imported buffers,
+	 * buffers mapped in a VM of the file without a handle in it, sync
+	 * objects whose fence is pending or failed, and what the driver's
+	 * own ioctls made that it cannot save. A tool
 	 * must not dump a file with any:
 	 * %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
 	 */
@@ -1433,7 +1434,10 @@ struct drm_compute_criu_info {
  * DRM_COMPUTE_BO_EXPORT_* flag) and exported as a dma-buf from the devices
  * that imported it: each importer is told to drop its mapping
  * (move_notify), its pending work is waited for, and until the resume no
- * attach, pin or map of the buffer succeeds (-EBUSY). An ordinary buffer
+ * attach, pin or map of the buffer succeeds (-EBUSY). The data of the
+ * file's SVM VMs that lives in device memory is brought back to system
+ * memory, where the checkpoint tool reads the process's memory (best
+ * effort: a page that stays is brought back when the tool touches it). An ordinary buffer
  * exported as a dma-buf must have no importer on another device at the
  * pause; one that attaches later is not held off. No user queue can be
  * created on the file meanwhile (-EBUSY), nor resumed by its user
@@ -1588,6 +1592,40 @@ struct drm_compute_criu_syncobj {
 	__u64 reserved;
 };
 
+/**
+ * DRM_COMPUTE_CRIU_SVM_ATTRS - room for the attributes of one SVM range in a
+ * checkpoint: the two locations, the flags set and cleared, the
+ * granularity, and an access type for each device a store keeps (16).
+ */
+#define DRM_COMPUTE_CRIU_SVM_ATTRS	24
+
+/**
+ * struct drm_compute_criu_svm_range - the attributes of one range of an SVM
+ * VM in a checkpoint.
+ *
+ * Written by %DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES, read by
+ * %DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES. The ranges of a VM are the pieces
+ * of its address space whose attributes differ from the defaults, each
+ * with the list of attributes that %DRM_COMPUTE_SVM_OP_SET_ATTR, given on
+ * memory that has the defaults, turns into the range's. The memory itself
+ * is the process's, which the checkpoint tool saves: the pause brings what
+ * lives in device memory home first (&struct drm_compute_criu_pause).
+ */
+struct drm_compute_criu_svm_range {
+	/** @vm_id: the SVM VM. */
+	__u32 vm_id;
+	/** @nattr: entries of @attrs in use, 1 to %DRM_COMPUTE_CRIU_SVM_ATTRS. */
+	__u32 nattr;
+	/** @start: first address, aligned to the device's page size. */
+	__u64 start;
+	/** @size: bytes, aligned to the device's page size, not 0. */
+	__u64 size;
+	/** @attrs: the attributes, as &struct drm_compute_svm takes them. */
+	struct drm_compute_svm_attr attrs[DRM_COMPUTE_CRIU_SVM_ATTRS];
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
 /** DRM_COMPUTE_CRIU_CU_MASK_WORDS - room for a CU mask in a checkpoint. */
 #define DRM_COMPUTE_CRIU_CU_MASK_WORDS	16
 
@@ -1701,6 +1739,11 @@ struct drm_compute_criu_queue {
  * &struct drm_compute_criu_syncobj, in ascending handle order.
  */
 #define DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS	6
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES - the attribute ranges of the
+ * file's SVM VMs, as &struct drm_compute_criu_svm_range, by VM and address.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES	7
 
 /**
  * struct drm_compute_criu_checkpoint - save what a paused file holds.
@@ -1796,6 +1839,30 @@ struct drm_compute_criu_checkpoint {
  * holding a signaled fence where the entry says so.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS	8
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES - give the SVM VMs the attribute
+ * ranges of @count &struct drm_compute_criu_svm_range at @ptr. @id is the
+ * id the checkpointed device had (&drm_compute_query_device.device_id), or
+ * 0: an attribute that names it names this device. The attributes are stored
+ * with &struct drm_compute_svm's rules, but the process's memory need not
+ * be mapped yet (a restore tool rebuilds it after the file), and nothing
+ * migrates for a prefetch location: the data is placed again as the device
+ * faults on it. The VM starts watching the address space, and so drops
+ * the attributes of memory unmapped, at END, or with
+ * %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED at the resume.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES	9
+
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_END_PAUSED - flag of END: the file leaves the
+ * restoring state paused, as %DRM_COMPUTE_CRIU_OP_PAUSE leaves a file: its
+ * restored queues do not run, and its SVM VMs do not watch the address
+ * space, until %DRM_COMPUTE_CRIU_OP_RESUME. A tool that rebuilds the
+ * process's memory after its files (CRIU) ends so and resumes the file
+ * once the memory is in place (CRIU's RESUME_DEVICES_LATE), so that no
+ * queue runs on, and no SVM VM mirrors, an address space being rebuilt.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_END_PAUSED	_BITUL(0)
 
 /**
  * struct drm_compute_criu_restore - rebuild a checkpointed file's objects.
@@ -1806,7 +1873,10 @@ struct drm_compute_criu_checkpoint {
  * sync objects) included, so no concurrent call can see a half-restored
  * file or take a handle the image names. The tool creates the buffers at
  * their handles, fills them, creates the VMs at their ids, maps the
- * buffers in them and creates the queues at their ids, then ends. The file
+ * buffers in them, gives the SVM VMs their attribute ranges and creates the
+ * queues at their ids, then ends; a tool that rebuilds the process's memory
+ * after the file ends it paused (%DRM_COMPUTE_CRIU_RESTORE_END_PAUSED) and
+ * resumes the file once the memory is in place. The file
  * knows nothing of the image: a
  * handle or id already in use fails with -EEXIST, and a tool that gives up
  * closes the file, which frees everything it made.
@@ -1822,8 +1892,12 @@ struct drm_compute_criu_checkpoint {
  *
  * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info;
  * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, for a buffer made for
- * export, or for queues on a device that cannot restore them; -EINVAL for an
- * unknown @op, non-zero @flags, @reserved or
+ * export, for queues on a device that cannot restore them, for an SVM VM or
+ * SVM ranges on a device without %DRM_COMPUTE_FEATURE_SVM, or an SVM flag
+ * the device does not honour; -EPERM for SVM ranges of a VM made by
+ * another process (another address space); -EINVAL for an
+ * unknown @op, @flags other than %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED on
+ * END, non-zero @reserved or
  * a field the op does not use, a handle or id of 0, or an entry that
  * breaks the rules of creation or binding; -EBUSY for BEGIN on a file that
  * holds objects or is restoring, and for any other op on a file that is
@@ -1838,14 +1912,20 @@ struct drm_compute_criu_checkpoint {
 struct drm_compute_criu_restore {
 	/** @op: in, DRM_COMPUTE_CRIU_RESTORE_*. */
 	__u32 op;
-	/** @flags: in, none defined: must be zero. */
+	/**
+	 * @flags: in, END: %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED or 0; zero
+	 * for every other op.
+	 */
 	__u32 flags;
 	/**
 	 * @count: in, entries at @ptr (BOS, VMS, MAPPINGS, QUEUES,
-	 * SYNCOBJS); zero otherwise.
+	 * SYNCOBJS, SVM_RANGES); zero otherwise.
 	 */
 	__u32 count;
-	/** @id: in, WRITE_BO: the buffer's handle; zero otherwise. */
+	/**
+	 * @id: in, WRITE_BO: the buffer's handle; SVM_RANGES: the
+	 * checkpointed device's id, or 0; zero otherwise.
+	 */
 	__u32 id;
 	/** @ptr: in, user pointer to the entries, or to the bytes to write. */
 	__u64 ptr;

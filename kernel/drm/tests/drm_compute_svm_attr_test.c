@@ -1296,8 +1296,109 @@ static void model(struct kunit *test)
 	}
 }
 
+/* What a checkpoint lists: each range of a store with its list of attributes. */
+struct criu_rec {
+	u64 start[128], size[128];
+	struct drm_compute_svm_attr attrs[128][DRM_COMPUTE_CRIU_SVM_ATTRS];
+	u32 nattr[128];
+	unsigned int n;
+	struct drm_compute_svm_attr_store *store;
+};
+
+static int criu_rec_fn(void *arg, u64 start, u64 size,
+		       const struct drm_compute_svm_attrs *a)
+{
+	struct criu_rec *r = arg;
+
+	if (r->n == ARRAY_SIZE(r->start))
+		return -ENOSPC;
+	r->start[r->n] = start;
+	r->size[r->n] = size;
+	r->nattr[r->n] = drm_compute_svm_attr_list(r->store, a, r->attrs[r->n]);
+	r->n++;
+	return 0;
+}
+
+static int criu_list(struct kunit *test, struct drm_compute_svm_attr_store *store,
+		     struct mutex *lock, struct criu_rec *r)
+{
+	int ret;
+
+	r->n = 0;
+	r->store = store;
+	mutex_lock(lock);
+	ret = drm_compute_svm_attr_for_each(store, criu_rec_fn, r);
+	mutex_unlock(lock);
+	return ret;
+}
+
+/*
+ * A checkpoint's round trip: the ranges of a store built at random, each
+ * listed (drm_compute_svm_attr_list()) and set on a fresh store, make the
+ * same store: same ranges, same locations, flags and granularity, and the
+ * same access for every device. An attribute the list forgets fails here.
+ */
+static void criu_round_trip(struct kunit *test)
+{
+	struct criu_rec *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	struct criu_rec *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	struct svm_test *t = test->priv;
+	struct drm_compute_svm_attr_store fresh;
+	struct drm_compute_svm_attr attr[3];
+	struct rnd_state rnd;
+	unsigned int i, round;
+	u32 dev;
+
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	prandom_seed_state(&rnd, 0xc810ULL);
+	for (round = 0; round < 40; round++) {
+		u32 s = 16 + prandom_u32_state(&rnd) % 200;
+		u32 len = 1 + prandom_u32_state(&rnd) % 40;
+		unsigned int n = 1 + round % 3;
+
+		for (i = 0; i < n; i++)
+			m_random_attr(&rnd, &attr[i]);
+		KUNIT_ASSERT_EQ(test, t_set(test, PG(s), PG(len), attr, n), 0);
+	}
+	KUNIT_ASSERT_EQ(test, criu_list(test, &t->store, &t->lock, a), 0);
+	KUNIT_ASSERT_GT(test, a->n, 1U);
+
+	KUNIT_ASSERT_EQ(test, drm_compute_svm_attr_store_init(&fresh, &t_ops, VA_START,
+							      VA_END,
+							      DRM_COMPUTE_SVM_MODE_ACCESS), 0);
+	drm_compute_svm_attr_store_set_lock(&fresh, &t->lock);
+	mutex_lock(&t->lock);
+	for (i = 0; i < a->n; i++)
+		KUNIT_EXPECT_EQ(test, drm_compute_svm_attr_set(&fresh, a->start[i], a->size[i],
+							       a->attrs[i], a->nattr[i]), 0);
+	mutex_unlock(&t->lock);
+	KUNIT_EXPECT_EQ(test, criu_list(test, &fresh, &t->lock, b), 0);
+
+	KUNIT_EXPECT_EQ(test, a->n, b->n);
+	mutex_lock(&t->lock);
+	for (i = 0; i < min(a->n, b->n); i++) {
+		const struct drm_compute_svm_attrs *x, *y;
+
+		x = drm_compute_svm_attr_lookup(&t->store, a->start[i], NULL, NULL);
+		y = drm_compute_svm_attr_lookup(&fresh, b->start[i], NULL, NULL);
+		KUNIT_EXPECT_EQ(test, a->start[i], b->start[i]);
+		KUNIT_EXPECT_EQ(test, a->size[i], b->size[i]);
+		KUNIT_EXPECT_EQ(test, x->preferred_loc, y->preferred_loc);
+		KUNIT_EXPECT_EQ(test, x->prefetch_loc, y->prefetch_loc);
+		KUNIT_EXPECT_EQ(test, x->flags, y->flags);
+		KUNIT_EXPECT_EQ(test, x->granularity, y->granularity);
+		for (dev = 1; dev <= DEVICES; dev++)
+			KUNIT_EXPECT_EQ(test, drm_compute_svm_attrs_access(&t->store, x, dev),
+					drm_compute_svm_attrs_access(&fresh, y, dev));
+	}
+	mutex_unlock(&t->lock);
+	drm_compute_svm_attr_store_fini(&fresh);
+}
+
 static struct kunit_case drm_compute_svm_attr_tests[] = {
 	KUNIT_CASE(init_rejects),
+	KUNIT_CASE(criu_round_trip),
 	KUNIT_CASE(defaults),
 	KUNIT_CASE(get_uniform),
 	KUNIT_CASE(set_in_order),
