@@ -15,8 +15,8 @@
  * checksummed (CRC-32C over its type, length and payload), then an END
  * record. A reader checks the header (magic, version, file id), every
  * record's checksum and length before it hands the record out, and that
- * END comes: a truncated, bit-flipped or foreign image is refused with a
- * reason. Records, in the order the plugin writes them:
+ * END comes: a truncated, bit-flipped or foreign image, or one of another
+ * version, is refused with a reason. Records, in the order the plugin writes them:
  *
  *	BOS		struct drm_compute_criu_bo[]
  *	VMS		struct drm_compute_criu_vm[]
@@ -24,6 +24,10 @@
  *	BO_DATA		struct onenode_obj_bo_data, then the bytes (repeated,
  *			at most ONENODE_OBJ_CHUNK bytes each)
  *	SYNCOBJS	struct drm_compute_criu_syncobj[] (version 2 on)
+ *	SVM_RANGES	struct drm_compute_criu_svm_range[] (version 3 on):
+ *			the attributes of the SVM VMs, whose memory is the
+ *			process's; device ids are the dumped device's
+ *			(DEVICE query in the identity image)
  *	QUEUES		struct drm_compute_criu_queue[] (version 2 on): made
  *			after the buffers are filled, since a queue continues
  *			from its ring and context save area
@@ -38,7 +42,7 @@
 #include <stdint.h>
 
 #define ONENODE_OBJ_MAGIC	"ONNDOBJS"
-#define ONENODE_OBJ_VERSION	2
+#define ONENODE_OBJ_VERSION	3
 /* The largest payload of a BO_DATA record: the plugin's copy unit. */
 #define ONENODE_OBJ_CHUNK	(8u << 20)
 /* The largest record a reader accepts (an object table of 64 Ki entries). */
@@ -52,6 +56,7 @@ enum onenode_obj_type {
 	ONENODE_OBJ_END = 5,
 	ONENODE_OBJ_QUEUES = 6,
 	ONENODE_OBJ_SYNCOBJS = 7,
+	ONENODE_OBJ_SVM_RANGES = 8,
 };
 
 /** struct onenode_obj_bo_data - where the bytes of a BO_DATA record go. */

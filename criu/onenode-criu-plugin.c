@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -401,9 +402,10 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	struct drm_compute_criu_vm *vms = NULL;
 	struct drm_compute_criu_syncobj *syncobjs = NULL;
 	struct drm_compute_criu_queue *queues = NULL;
+	struct drm_compute_criu_svm_range *svm = NULL;
 	struct drm_compute_criu_bo *bos = NULL;
 	struct onenode_obj_writer w = { .fd = -1 };
-	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0;
+	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0, nsvm = 0;
 	uint64_t bytes = 0;
 	double t0 = now_s();
 	void *chunk = NULL;
@@ -422,6 +424,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret)
 		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS, sizeof(*syncobjs),
 			       (void **)&syncobjs, &nsyncobjs);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES, sizeof(*svm),
+			       (void **)&svm, &nsvm);
 	if (ret) {
 		log_err("file %#x: %s: the kernel did not list the file's objects: %s", id,
 			dev->path, onenode_strerror(ret));
@@ -459,6 +464,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret && nsyncobjs)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_SYNCOBJS, syncobjs,
 					nsyncobjs * sizeof(*syncobjs), NULL, 0);
+	if (!ret && nsvm)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_SVM_RANGES, svm, nsvm * sizeof(*svm),
+					NULL, 0);
 	/* After the contents: a restored queue continues from its buffers. */
 	if (!ret && nqueues)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_QUEUES, queues, nqueues * sizeof(*queues),
@@ -471,14 +479,15 @@ static int dump_objects(int id, const struct onenode_device *dev)
 		goto out;
 	}
 	log_info("file %#x: saved %u buffers (%llu bytes of contents in %.3f s), %u GPU VMs, "
-		 "%u mappings, %u user queues, %u sync objects", id, nbos,
-		 (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues, nsyncobjs);
+		 "%u mappings, %u user queues, %u sync objects, %u SVM ranges", id, nbos,
+		 (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues, nsyncobjs, nsvm);
 	for (uint32_t i = 0; i < nqueues; i++)
 		log_info("file %#x: queue %u %s at read pointer %llu, fence %llu", id,
 			 queues[i].queue_id, queues[i].status ? "suspended by its user" :
 			 "paused", (unsigned long long)queues[i].rptr,
 			 (unsigned long long)queues[i].fence);
 out:
+	free(svm);
 	free(syncobjs);
 	free(queues);
 	free(chunk);
@@ -624,11 +633,11 @@ static long entries(uint64_t len, size_t size)
  * checked against its checksum first), and the state ends at END. On any
  * error the caller closes the file, which frees what was made.
  */
-static int restore_objects(int id, const struct onenode_device *dev)
+static int restore_objects(int id, const struct onenode_device *dev, uint32_t old_dev_id)
 {
 	struct onenode_obj_reader r;
 	uint64_t len, bytes = 0, *old = NULL, *old_db = NULL;
-	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0;
+	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0, nsvm = 0;
 	struct drm_compute_criu_bo key = { 0 };
 	double t0 = now_s();
 	const void *p;
@@ -656,7 +665,13 @@ static int restore_objects(int id, const struct onenode_device *dev)
 			break;
 		}
 		if (type == ONENODE_OBJ_END) {
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
+			/*
+			 * Paused: no queue runs, and no SVM VM mirrors, until
+			 * the task's memory is in place (RESUME_DEVICES_LATE).
+			 */
+			ret = onenode_criu_restore_ex(dev, DRM_COMPUTE_CRIU_RESTORE_END,
+						      DRM_COMPUTE_CRIU_RESTORE_END_PAUSED, 0,
+						      NULL, NULL);
 			break;
 		}
 		switch (type) {
@@ -685,6 +700,16 @@ static int restore_objects(int id, const struct onenode_device *dev)
 			nbos += n;
 			break;
 		}
+		case ONENODE_OBJ_SVM_RANGES:
+			cnt = entries(len, sizeof(struct drm_compute_criu_svm_range));
+			if (cnt < 0)
+				break;
+			n = (uint32_t)cnt;
+			/* Attributes naming the dumped device name this one. */
+			ret = onenode_criu_restore_ex(dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, 0,
+						      old_dev_id, (void *)p, &n);
+			nsvm += n;
+			break;
 		case ONENODE_OBJ_SYNCOBJS:
 			cnt = entries(len, sizeof(struct drm_compute_criu_syncobj));
 			if (cnt < 0)
@@ -767,9 +792,10 @@ static int restore_objects(int id, const struct onenode_device *dev)
 	}
 	if (!ret)
 		log_info("file %#x: restored %u buffers (%llu bytes of contents in %.3f s), "
-			 "%u GPU VMs, %u mappings, %u user queues, %u sync objects, at their "
-			 "handles and ids", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms,
-			 nmaps, nqueues, nsyncobjs);
+			 "%u GPU VMs, %u mappings, %u user queues, %u sync objects, %u SVM ranges, "
+			 "at their handles and ids; the file stays paused until the task's memory "
+			 "is in place", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms,
+			 nmaps, nqueues, nsyncobjs, nsvm);
 out:
 	free(old_db);
 	free(old);
@@ -849,7 +875,7 @@ static int onenode_restore_ext_file(int id)
 			 id, dev.driver, dev.version_major, dev.version_minor,
 			 dev.version_patchlevel, rec.version_major, rec.version_minor,
 			 rec.version_patchlevel);
-	ret = restore_objects(id, &dev);
+	ret = restore_objects(id, &dev, rec.device.device_id);
 	if (ret)
 		goto fail;
 	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, device report matches the dump", id,
@@ -954,6 +980,74 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 	return -ENOENT;
 }
 
+/*
+ * RESUME_DEVICES_LATE, in criu after the restorer has rebuilt the task's
+ * memory and before the task runs (criu still traces it): every file this
+ * plugin restored ended paused; resume each, through a copy of the task's
+ * fd (pidfd_getfd()). A file the task holds twice, or shares with another
+ * task, answers -EALREADY after its first resume; a file with no objects
+ * was never paused and answers the same.
+ */
+static int onenode_resume_devices_late(int pid)
+{
+	unsigned int resumed = 0, queues = 0;
+	char dir[64];
+	struct dirent *de;
+	int pidfd, ret = 0;
+	DIR *d;
+
+	if (stage != CRIU_STAGE_RESTORE || !restore_enabled)
+		return -ENOTSUP;
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		log_err("task %d: pidfd_open failed: %s: its restored files stay paused", pid,
+			strerror(errno));
+		return -errno;
+	}
+	d = opendir(dir);
+	if (!d) {
+		ret = -errno;
+		log_err("task %d: cannot list %s: %s: its restored files stay paused", pid, dir,
+			strerror(errno));
+		close(pidfd);
+		return ret;
+	}
+	while ((de = readdir(d))) {
+		struct drm_compute_criu_pause out;
+		struct onenode_device dev;
+		int fd, err;
+
+		if (de->d_name[0] == '.')
+			continue;
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
+		if (fd < 0)
+			continue;
+		if (identify(fd, &dev)) {
+			close(fd);
+			continue;
+		}
+		err = onenode_criu_pause(&dev, DRM_COMPUTE_CRIU_OP_RESUME, &out);
+		if (!err) {
+			resumed++;
+			queues += out.userqs;
+			log_info("task %d fd %s: %s resumed, %u user queues continue", pid,
+				 de->d_name, dev.path, out.userqs);
+		} else if (err != -EALREADY) {
+			log_err("task %d fd %s: %s: the resume failed: %s", pid, de->d_name,
+				dev.path, onenode_strerror(err));
+			ret = ret ?: err;
+		}
+		onenode_close(&dev);
+	}
+	closedir(d);
+	close(pidfd);
+	if (resumed)
+		log_info("task %d: %u restored files resumed, %u user queues continue", pid,
+			 resumed, queues);
+	return ret;
+}
+
 /* Each hook has exactly the type CRIU calls it with. */
 #define HOOK_TYPE_IS(fn, type) _Generic(&(fn), type *: 1, default: 0)
 _Static_assert(HOOK_TYPE_IS(onenode_dump_ext_file, criu_dump_ext_file_fn), "DUMP_EXT_FILE");
@@ -964,6 +1058,8 @@ _Static_assert(HOOK_TYPE_IS(onenode_handle_device_vma, criu_handle_device_vma_fn
 _Static_assert(HOOK_TYPE_IS(onenode_checkpoint_devices, criu_checkpoint_devices_fn),
 	       "CHECKPOINT_DEVICES");
 _Static_assert(HOOK_TYPE_IS(onenode_update_vma_map, criu_update_vma_map_fn), "UPDATE_VMA_MAP");
+_Static_assert(HOOK_TYPE_IS(onenode_resume_devices_late, criu_resume_devices_late_fn),
+	       "RESUME_DEVICES_LATE");
 
 __attribute__((visibility("default")))
 struct criu_plugin_desc CR_PLUGIN_DESC = {
@@ -978,5 +1074,6 @@ struct criu_plugin_desc CR_PLUGIN_DESC = {
 		[CRIU_HOOK_HANDLE_DEVICE_VMA] = (void *)onenode_handle_device_vma,
 		[CRIU_HOOK_CHECKPOINT_DEVICES] = (void *)onenode_checkpoint_devices,
 		[CRIU_HOOK_UPDATE_VMA_MAP] = (void *)onenode_update_vma_map,
+		[CRIU_HOOK_RESUME_DEVICES_LATE] = (void *)onenode_resume_devices_late,
 	},
 };

@@ -88,6 +88,12 @@ typedef int criu_restore_ext_file_fn(int id);
 typedef int criu_handle_device_vma_fn(int fd, const struct stat *st);
 typedef int criu_checkpoint_devices_fn(int pid);
 /*
+ * RESUME_DEVICES_LATE: at restore, in criu, once per live task @pid after
+ * the restorer has rebuilt its memory and before criu lets it run (criu
+ * still traces it). criu only logs what it returns.
+ */
+typedef int criu_resume_devices_late_fn(int pid);
+/*
  * UPDATE_VMA_MAP: at restore, for a mapping HANDLE_DEVICE_VMA took, of the
  * file at @path, at @addr with file offset @old_pgoff (bytes): set
  * *@new_pgoff and *@plugin_fd (an fd criu maps and then closes) and return

@@ -37,6 +37,14 @@
  * through its kept ring and doorbell mappings, which must reach the
  * restored queue, and waits for that.
  *
+ * Where the device has SVM, the same mode also makes an SVM VM with
+ * attributes over a malloc'ed array (a granularity; a preferred and
+ * prefetched device location where the device has memory) and a queue of
+ * that VM waiting on a flag in malloc'ed memory before it sums the array
+ * into malloc'ed memory. When woken the task checks the attributes (a
+ * device location names the device restored onto), sets the flag and
+ * checks the sum.
+ *
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
  * but for the device id.
@@ -187,6 +195,9 @@ static void *map_bo(const struct onenode_device *dev, uint32_t handle, uint64_t 
 #define WORK_WORD	192
 #define QUEUE_VA	0x10000000ull
 
+/* Words of the malloc'ed array a queue of the SVM VM sums: 1 MiB. */
+#define SVM_WORDS	(256u * 1024)
+
 /* What CRIU_HOLDER_OBJECTS=save made. */
 struct saved {
 	uint32_t big, small, vm, qvm, work;
@@ -194,7 +205,136 @@ struct saved {
 	uint8_t *work_map;
 	struct onenode_queue q;
 	uint64_t walk_fence;
+	/* SVM: a VM mirroring this process, its array, flag and sum, its queue. */
+	bool has_svm, svm_vram;
+	uint32_t svm;
+	uint32_t *arr;
+	volatile uint32_t *svm_flag;
+	volatile uint64_t *svm_sum;
+	struct onenode_queue sq;
+	uint64_t svm_fence;
 };
+
+static int svm_attr(const struct onenode_device *dev, uint32_t vm, const void *p,
+		    uint64_t size, uint32_t type, uint32_t *value, bool get)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = *value };
+	int ret = get ? onenode_svm_get_attr(dev, vm, (uintptr_t)p, size, &a, 1) :
+			onenode_svm_set_attr(dev, vm, (uintptr_t)p, size, &a, 1);
+
+	*value = a.value;
+	return ret;
+}
+
+/*
+ * A queue of an SVM VM waits on a flag in malloc'ed memory, then sums a
+ * malloc'ed array with attributes (a granularity; where the device has
+ * memory, a preferred and prefetched device location) into malloc'ed
+ * memory.
+ */
+static int svm_queue_setup(const struct onenode_device *dev, struct saved *sv)
+{
+	const struct onenode_queue_params params = {
+		.va = QUEUE_VA, .priority = ONENODE_PRIORITY_DEFAULT,
+	};
+	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS];
+	struct drm_compute_query_device d;
+	uint32_t v;
+	void *out;
+	int ret;
+
+	ret = onenode_query_device(dev, &d);
+	if (ret || !(d.features & DRM_COMPUTE_FEATURE_SVM))
+		return ret;
+	sv->has_svm = true;
+	sv->svm_vram = d.vram_size >= SVM_WORDS * 4ull;
+	sv->arr = mmap(NULL, SVM_WORDS * 4ull, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	out = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (sv->arr == MAP_FAILED || out == MAP_FAILED)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < SVM_WORDS; i++)
+		sv->arr[i] = i * 3 + 1;
+	sv->svm_flag = out;
+	sv->svm_sum = (volatile uint64_t *)((char *)out + 8);
+	ret = onenode_vm_create_flags(dev, DRM_COMPUTE_VM_CREATE_SVM, &sv->svm);
+	v = 6;
+	if (!ret)
+		ret = svm_attr(dev, sv->svm, sv->arr, SVM_WORDS * 4ull,
+			       DRM_COMPUTE_SVM_ATTR_GRANULARITY, &v, false);
+	v = d.device_id;
+	if (!ret && sv->svm_vram)
+		ret = svm_attr(dev, sv->svm, sv->arr, SVM_WORDS * 4ull,
+			       DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, &v, false);
+	v = d.device_id;
+	if (!ret && sv->svm_vram)
+		ret = svm_attr(dev, sv->svm, sv->arr, SVM_WORDS * 4ull,
+			       DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, &v, false);
+	if (!ret)
+		ret = onenode_queue_init(&sv->sq, dev, sv->svm, &params);
+	if (!ret)
+		ret = onenode_queue_emit(&sv->sq, pkt,
+					 onenode_pkt_wait_mem(pkt, (uintptr_t)sv->svm_flag,
+							      VCOMPUTE_WAIT_EQ, 1, ~0ull, 0, 0));
+	if (!ret)
+		ret = onenode_queue_emit(&sv->sq, pkt,
+					 onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_SUM_U32, SVM_WORDS,
+							      0, (uintptr_t)sv->arr,
+							      (uintptr_t)sv->svm_sum, 0));
+	if (ret)
+		return ret;
+	sv->svm_fence = onenode_queue_fence(&sv->sq);
+	if (!sv->svm_fence)
+		return -ENOSPC;
+	return onenode_queue_commit(&sv->sq);
+}
+
+/*
+ * After the restore: the SVM VM has its attributes (a device location now
+ * names the device restored onto), and its queue, let go by the flag,
+ * sums the array through the mirror of the restored address space.
+ */
+static int svm_queue_check(const struct onenode_device *dev, struct saved *sv, char *why,
+			   size_t len)
+{
+	const uint64_t want = 3ull * SVM_WORDS * (SVM_WORDS - 1) / 2 + SVM_WORDS;
+	struct drm_compute_query_device d;
+	uint32_t gran = 0, loc = 0;
+	int ret;
+
+	if (!sv->has_svm)
+		return 0;
+	ret = onenode_query_device(dev, &d);
+	if (!ret)
+		ret = svm_attr(dev, sv->svm, sv->arr, SVM_WORDS * 4ull,
+			       DRM_COMPUTE_SVM_ATTR_GRANULARITY, &gran, true);
+	if (!ret)
+		ret = svm_attr(dev, sv->svm, sv->arr, SVM_WORDS * 4ull,
+			       DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, &loc, true);
+	if (ret || gran != 6 ||
+	    loc != (sv->svm_vram ? d.device_id : DRM_COMPUTE_SVM_LOCATION_UNDEFINED)) {
+		snprintf(why, len, "the SVM VM's attributes: %s, granularity %u, preferred "
+			 "location %#x (device %u)", onenode_strerror(ret), gran, loc, d.device_id);
+		return ret ? ret : -EIO;
+	}
+	if (*sv->svm_sum) {
+		snprintf(why, len, "the SVM queue summed before its flag was set");
+		return -EIO;
+	}
+	*sv->svm_flag = 1;
+	ret = onenode_queue_wait(&sv->sq, sv->svm_fence, 60ll * 1000000000);
+	if (ret) {
+		snprintf(why, len, "the restored SVM queue did not finish: %s",
+			 onenode_strerror(ret));
+		return ret;
+	}
+	if (*sv->svm_sum != want) {
+		snprintf(why, len, "the SVM queue summed %llu, not %llu",
+			 (unsigned long long)*sv->svm_sum, (unsigned long long)want);
+		return -EIO;
+	}
+	return 0;
+}
 
 /* The queue that is inside a packet when the checkpoint comes. */
 static int busy_queue_setup(const struct onenode_device *dev, struct saved *sv)
@@ -333,7 +473,8 @@ static int save_setup(const struct onenode_device *dev, struct saved *sv)
 	for (uint64_t i = 0; i < SMALL_SIZE; i++)
 		p[i] = byte_at(sv->small, i);
 	munmap(p, SMALL_SIZE);
-	return busy_queue_setup(dev, sv);
+	ret = busy_queue_setup(dev, sv);
+	return ret ? ret : svm_queue_setup(dev, sv);
 }
 
 /* After the restore: 0, or the reason in @why. */
@@ -342,11 +483,13 @@ static int save_check(const struct onenode_device *dev, struct saved *sv, char *
 {
 	struct drm_compute_criu_mapping maps[8], *m = maps;
 	struct drm_compute_criu_vm vms[4];
-	uint32_t nvms = 4, nmaps = 8;
+	uint32_t nvms = 4, nmaps = 8, want_vms = sv->has_svm ? 3 : 2, found = 0;
 	uint8_t *fresh, *p;
 	int ret;
 
 	ret = busy_queue_check(sv, why, len);
+	if (!ret)
+		ret = svm_queue_check(dev, sv, why, len);
 	if (ret)
 		return ret;
 
@@ -394,13 +537,19 @@ static int save_check(const struct onenode_device *dev, struct saved *sv, char *
 		m++;
 		nmaps--;
 	}
-	if (nvms != 2 || vms[0].id != sv->vm || vms[1].id != sv->qvm || nmaps < 2 ||
+	/* The VMs by id (the SVM VM took the lowest free one), each with its flags. */
+	for (uint32_t i = 0; i < nvms && i < 4; i++)
+		if ((vms[i].id == sv->vm && !vms[i].flags) || (vms[i].id == sv->qvm && !vms[i].flags) ||
+		    (sv->has_svm && vms[i].id == sv->svm &&
+		     vms[i].flags == DRM_COMPUTE_VM_CREATE_SVM))
+			found++;
+	if (nvms != want_vms || found != want_vms || nmaps < 2 ||
 	    m[0].vm_id != sv->vm || m[0].handle != sv->big || m[0].va != SAVE_VA ||
 	    m[0].flags != DRM_COMPUTE_VM_BIND_READONLY || m[1].vm_id != sv->vm ||
 	    m[1].handle != sv->small || m[1].va != SAVE_VA + BIG_SIZE ||
 	    m[1].range != SMALL_SIZE) {
-		snprintf(why, len, "VMs or mappings differ: %u VMs (first %u, want %u), %u mappings",
-			 nvms, nvms ? vms[0].id : 0, sv->vm, nmaps);
+		snprintf(why, len, "VMs or mappings differ: %u VMs (%u as made), %u mappings",
+			 nvms, found, nmaps);
 		return -EIO;
 	}
 	return 0;
@@ -554,7 +703,9 @@ int main(int argc, char **argv)
 			 objects ? ", buffer, VM and running queue kept" :
 			 save ? ", buffers (bytes, handles, kept mapping), VMs, mappings and a "
 				"queue caught inside a packet restored; it finished the packet "
-				"and took new work through its kept ring and doorbell" :
+				"and took new work through its kept ring and doorbell; an SVM "
+				"VM's attributes and its queue restored, which summed a malloc'ed "
+				"array once let go" :
 			 "");
 	}
 	write_file(argv[3], text);

@@ -305,13 +305,13 @@ objects)
 	check_dump_log
 	need_log "$img/dump.log" "onenode: file 0x"
 	# Two buffers of the task's own, the busy queue's buffer, ring and state.
-	need_log "$img/dump.log" "saved 5 buffers (9523200 bytes of contents"
-	need_log "$img/dump.log" "2 GPU VMs, 5 mappings, 1 user queues"
+	need_log "$img/dump.log" "saved 7 buffers (9596928 bytes of contents"
+	need_log "$img/dump.log" "3 GPU VMs, 7 mappings, 2 user queues, 0 sync objects, 1 SVM ranges"
 	need_log "$img/dump.log" "queue 1 paused at read pointer"
 	say "dump: $(grep -F 'saved 5 buffers' "$img/dump.log" | sed 's/.*onenode: //')"
 	restore_must_succeed
-	need_log "$img/restore.log" "restored 5 buffers (9523200 bytes of contents"
-	need_log "$img/restore.log" "2 GPU VMs, 5 mappings, 1 user queues"
+	need_log "$img/restore.log" "restored 7 buffers (9596928 bytes of contents"
+	need_log "$img/restore.log" "3 GPU VMs, 7 mappings, 2 user queues, 0 sync objects, 1 SVM ranges"
 	need_log "$img/restore.log" "(the doorbell of queue 1)"
 	say "restore: $(grep -F 'restored 5 buffers' "$img/restore.log" | sed 's/.*onenode: //')"
 	verdict PASS
@@ -332,8 +332,8 @@ objects-other-device)
 		"$image" >"$work/image.moved"
 	cp "$work/image.moved" "$image"
 	restore_must_succeed
-	need_log "$img/restore.log" "restored 5 buffers (9523200 bytes of contents"
-	need_log "$img/restore.log" "1 user queues, 0 sync objects, at their handles and ids"
+	need_log "$img/restore.log" "restored 7 buffers (9596928 bytes of contents"
+	need_log "$img/restore.log" "2 user queues, 0 sync objects, 1 SVM ranges, at their handles and ids"
 	need_log "$img/restore.log" "at $other as fd"
 	verdict PASS
 	;;

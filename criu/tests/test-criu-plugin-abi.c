@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 	for (unsigned int i = 0; i < d->max_hooks; i++) {
 		bool want = i == CRIU_HOOK_DUMP_EXT_FILE || i == CRIU_HOOK_RESTORE_EXT_FILE ||
 			    i == CRIU_HOOK_HANDLE_DEVICE_VMA || i == CRIU_HOOK_CHECKPOINT_DEVICES ||
-			    i == CRIU_HOOK_UPDATE_VMA_MAP;
+			    i == CRIU_HOOK_UPDATE_VMA_MAP || i == CRIU_HOOK_RESUME_DEVICES_LATE;
 
 		CHECK(!!d->hooks[i] == want, "hook %u %s", i, want ? "set" : "unset");
 	}
@@ -183,6 +183,9 @@ int main(int argc, char **argv)
 	vma = (criu_handle_device_vma_fn *)d->hooks[CRIU_HOOK_HANDLE_DEVICE_VMA];
 	checkpoint = (criu_checkpoint_devices_fn *)d->hooks[CRIU_HOOK_CHECKPOINT_DEVICES];
 	update_vma = (criu_update_vma_map_fn *)d->hooks[CRIU_HOOK_UPDATE_VMA_MAP];
+	/* Outside a restore that used the plugin, the late hook does nothing. */
+	CHECK_EQ(((criu_resume_devices_late_fn *)d->hooks[CRIU_HOOK_RESUME_DEVICES_LATE])(getpid()),
+		 -ENOTSUP, "RESUME_DEVICES_LATE outside a restore: -ENOTSUP");
 
 	/* An unknown stage is an ABI mismatch, refused loudly. */
 	log_reset();
