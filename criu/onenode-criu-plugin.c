@@ -984,45 +984,65 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
  * RESUME_DEVICES_LATE, in criu after the restorer has rebuilt the task's
  * memory and before the task runs (criu still traces it): every file this
  * plugin restored ended paused; resume each, through a copy of the task's
- * fd (pidfd_getfd()). A file the task holds twice, or shares with another
- * task, answers -EALREADY after its first resume; a file with no objects
- * was never paused and answers the same.
+ * fd (pidfd_getfd()), taken only for fds that are DRM character devices
+ * (a copy of a socket or a network file would have side effects). A file
+ * the task holds twice, or shares with another task, answers -EALREADY
+ * after its first resume; a file with no objects was never paused and
+ * answers the same.
+ *
+ * CRIU stops at the first plugin whose hook returns anything but -ENOTSUP:
+ * a task with none of this plugin's files gets -ENOTSUP, so that another
+ * plugin's late hook (amdgpu's, for /dev/kfd) still runs for it. A task
+ * that holds files of both cannot be served by both; CRIU's hook gives no
+ * way to.
  */
 static int onenode_resume_devices_late(int pid)
 {
 	unsigned int resumed = 0, queues = 0;
-	char dir[64];
+	char dir[64], path[96];
 	struct dirent *de;
-	int pidfd, ret = 0;
+	int pidfd, ret = 0, err;
 	DIR *d;
 
 	if (stage != CRIU_STAGE_RESTORE || !restore_enabled)
 		return -ENOTSUP;
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (pidfd < 0) {
-		log_err("task %d: pidfd_open failed: %s: its restored files stay paused", pid,
-			strerror(errno));
-		return -errno;
-	}
 	d = opendir(dir);
 	if (!d) {
-		ret = -errno;
+		err = -errno;
 		log_err("task %d: cannot list %s: %s: its restored files stay paused", pid, dir,
-			strerror(errno));
-		close(pidfd);
-		return ret;
+			strerror(-err));
+		return err;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		err = -errno;
+		log_err("task %d: pidfd_open failed: %s: its restored files stay paused", pid,
+			strerror(-err));
+		closedir(d);
+		return err;
 	}
 	while ((de = readdir(d))) {
 		struct drm_compute_criu_pause out;
 		struct onenode_device dev;
-		int fd, err;
+		struct stat st;
+		int fd;
 
 		if (de->d_name[0] == '.')
 			continue;
-		fd = (int)syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
-		if (fd < 0)
+		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
+		    stat(path, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_CHAR_MAJOR)
 			continue;
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
+		if (fd < 0) {
+			err = -errno;
+			if (err != -EBADF) {	/* EBADF: closed since the listing */
+				log_err("task %d fd %s: pidfd_getfd failed: %s: the file stays "
+					"paused", pid, de->d_name, strerror(-err));
+				ret = ret ?: err;
+			}
+			continue;
+		}
 		if (identify(fd, &dev)) {
 			close(fd);
 			continue;
@@ -1038,14 +1058,16 @@ static int onenode_resume_devices_late(int pid)
 				dev.path, onenode_strerror(err));
 			ret = ret ?: err;
 		}
+		/* identify() borrows the fd: the copy is closed here. */
 		onenode_close(&dev);
+		close(fd);
 	}
 	closedir(d);
 	close(pidfd);
 	if (resumed)
 		log_info("task %d: %u restored files resumed, %u user queues continue", pid,
 			 resumed, queues);
-	return ret;
+	return ret ? ret : resumed ? 0 : -ENOTSUP;
 }
 
 /* Each hook has exactly the type CRIU calls it with. */

@@ -291,8 +291,22 @@ static void test_unsaved(void)
 	compute_bo_close(&f, a);
 	expect_unsaved(&f, 0);
 
-	/* An SVM VM is saved (compute_criu_restore@svm). */
+	/*
+	 * An SVM VM is saved (compute_criu_restore@svm), but not once another
+	 * process owns the file: it mirrors its creator's address space, which
+	 * a restore in the owner would not give it.
+	 */
 	if (onenode_vm_create_flags(&f.dev, DRM_COMPUTE_VM_CREATE_SVM, &svm) == 0) {
+		expect_unsaved(&f, 0);
+		igt_fork(child, 1) {
+			struct drm_compute_query_device d;
+
+			/* An ordinary ioctl: the child owns the file now. */
+			igt_assert_eq(onenode_query_device(&f.dev, &d), 0);
+			expect_unsaved(&f, 1);
+		}
+		igt_waitchildren();
+		igt_assert_eq(onenode_query_device(&f.dev, &f.info), 0);
 		expect_unsaved(&f, 0);
 		compute_vm_destroy(&f, svm);
 	}

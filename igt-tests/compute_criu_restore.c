@@ -891,12 +891,35 @@ static void test_bad_svm_ranges(void)
 	n = 2;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, two, &n),
 		      -EINVAL);
+	/* A VM's entries out of address order, or overlapping. */
+	two[1] = good;
+	two[0].size = MIB / 2;
+	two[1].start += MIB / 4;
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, two, &n),
+		      -EINVAL);
+	two[0] = good;
+	two[0].start += MIB / 2;
+	two[0].size = MIB / 2;
+	two[1] = good;
+	two[1].size = MIB / 2;
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, two, &n),
+		      -EINVAL);
+	/* Too many entries for one call. */
+	n = DRM_COMPUTE_CRIU_SVM_RANGES_MAX + 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, &good,
+					   &n), -EINVAL);
 	/* Another device's id in the image names this one. */
 	bad = good;
 	bad.attrs[0].value = 0xfffffff0u;
 	n = 1;
 	igt_assert_eq(onenode_criu_restore_ex(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, 0,
 					      0xfffffff0u, &bad, &n), 0);
+	/* A VM that has its ranges already. */
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES, &good,
+					   &n), -EEXIST);
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
 	igt_assert_eq_u32(svm_ranges(&f), 1);
 	igt_assert_eq_u32(svm_get(&f, 2, p, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
@@ -1142,9 +1165,11 @@ igt_main
 
 	igt_describe("RESTORE_SVM_RANGES outside a restore, an unknown or "
 		     "non-SVM VM, bad counts, reserved, alignment, attribute "
-		     "type and device: each refused; two entries where the "
-		     "second fails leave neither; the image's device id names "
-		     "this device.");
+		     "type and device, a VM's entries out of order or "
+		     "overlapping, too many entries, a VM that has ranges "
+		     "already: each refused; two entries where the second "
+		     "fails leave neither; the image's device id names this "
+		     "device.");
 	igt_subtest("bad-svm-ranges")
 		test_bad_svm_ranges();
 

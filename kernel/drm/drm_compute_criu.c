@@ -147,14 +147,14 @@ static int criu_count(struct drm_compute_file *cfile,
 {
 	const struct drm_compute_ops *ops = cfile->cdev->ops;
 	int vms_unsaved, driver_unsaved = 0;
-	u32 syncobjs_unsaved;
+	u32 syncobjs_unsaved, svm_unsaved;
 
 	lockdep_assert_held(&cfile->criu_lock);
 	args->unsaved = 0;
 	drm_compute_bo_criu_count(cfile, args);
 	args->vms = drm_compute_vm_criu_count(cfile);
 	args->userqs = drm_compute_userq_criu_count(cfile);
-	args->svm_ranges = drm_compute_svm_criu_count(cfile);
+	args->svm_ranges = drm_compute_svm_criu_count(cfile, &svm_unsaved);
 	args->syncobjs = drm_compute_syncobj_criu_count(cfile, &syncobjs_unsaved);
 	vms_unsaved = drm_compute_vm_criu_unsaved(cfile);
 	if (vms_unsaved < 0)
@@ -165,7 +165,7 @@ static int criu_count(struct drm_compute_file *cfile,
 			return driver_unsaved;
 	}
 	args->unsaved += vms_unsaved + drm_compute_userq_criu_unsaved(cfile) +
-			 syncobjs_unsaved + driver_unsaved;
+			 syncobjs_unsaved + svm_unsaved + driver_unsaved;
 	return 0;
 }
 
@@ -239,15 +239,20 @@ static int criu_resume(struct drm_compute_file *cfile,
 		       struct drm_compute_criu_pause *args)
 {
 	u32 resumed = 0, exports;
-	int ret, err;
+	int ret;
 
 	if (!cfile->paused)
 		return -EALREADY;
+	/*
+	 * A file restored with END_PAUSED: its SVM VMs watch from here on,
+	 * before a queue runs; if they cannot, the file stays paused and
+	 * the resume may be tried again.
+	 */
+	ret = drm_compute_svm_criu_resume(cfile);
+	if (ret)
+		return ret;
 	ret = drm_compute_userq_criu_resume(cfile, &resumed);
 	exports = drm_compute_bo_criu_resume(cfile);
-	/* A file restored with END_PAUSED: its SVM VMs watch from here on. */
-	err = drm_compute_svm_criu_resume(cfile);
-	ret = ret ?: err;
 	set_paused(cfile, false);
 	/* A rejected call leaves its argument as it came. */
 	if (!ret) {
@@ -404,7 +409,7 @@ static int criu_restore(struct drm_compute_file *cfile,
 			struct drm_compute_criu_restore *args)
 {
 	u32 resumed;
-	int ret, err;
+	int ret;
 
 	if (args->op == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
 		if (cfile->restoring || cfile->paused)
@@ -441,11 +446,13 @@ static int criu_restore(struct drm_compute_file *cfile,
 			WRITE_ONCE(cfile->restoring, false);
 			return 0;
 		}
-		/* The queues that ran at the checkpoint continue. */
+		/* The SVM VMs watch, then the queues that ran continue. */
+		ret = drm_compute_svm_criu_resume(cfile);
+		if (ret)
+			return ret;	/* still restoring: END may be tried again */
 		ret = drm_compute_userq_criu_resume(cfile, &resumed);
-		err = drm_compute_svm_criu_resume(cfile);
 		WRITE_ONCE(cfile->restoring, false);
-		return ret ?: err;
+		return ret;
 	}
 }
 

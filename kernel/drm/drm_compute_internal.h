@@ -72,7 +72,7 @@ int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
 				  struct drm_compute_criu_checkpoint *args);
 int drm_compute_syncobj_criu_restore(struct drm_compute_file *cfile,
 				     struct drm_compute_criu_restore *args);
-u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile);
+u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile, u32 *unsaved);
 void drm_compute_svm_criu_pause(struct drm_compute_file *cfile);
 int drm_compute_svm_criu_list(struct drm_compute_file *cfile,
 			      struct drm_compute_criu_checkpoint *args);

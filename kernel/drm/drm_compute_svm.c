@@ -20,6 +20,7 @@
 
 #include <drm/drm_compute.h>
 #include <drm/drm_compute_svm.h>
+#include <drm/drm_file.h>
 #include <drm/drm_pagemap.h>
 
 #include "drm_compute_internal.h"
@@ -289,8 +290,9 @@ static const struct mmu_interval_notifier_ops svm_watch_ops = {
 /*
  * Watch [@start, @end) (nothing when empty) instead of what the watch
  * covers now: the new notifier is in place before the old one goes, so no
- * unmap in both spans is missed. The caller's process owns svm->mm (it is
- * alive), and no mmap lock is held. On failure the old watch stays.
+ * unmap in both spans is missed. svm->mm is alive (the caller's own, or
+ * held with mmget()), and no mmap lock is held. On failure the old watch
+ * stays.
  */
 static int svm_watch_cover(struct drm_compute_vm_svm *svm, u64 start, u64 end)
 {
@@ -754,10 +756,55 @@ out_put:
 }
 EXPORT_SYMBOL(drm_compute_svm_ioctl);
 
+/*
+ * The next SVM VM of @cfile at an id from *@next on, with a reference, or
+ * NULL; *@next moves past it. A u64 cursor: ids go up to U32_MAX, and an
+ * unsigned long does not count past that on 32-bit.
+ */
+static struct drm_compute_vm *svm_vm_next(struct drm_compute_file *cfile, u64 *next)
+{
+	struct drm_compute_vm *vm;
+	unsigned long id;
+
+	while (*next <= U32_MAX) {
+		id = *next;
+		if (!xa_find(&cfile->vms, &id, U32_MAX, XA_PRESENT))
+			break;
+		*next = (u64)id + 1;
+		vm = drm_compute_vm_lookup(cfile, id);
+		if (vm && (vm->flags & DRM_COMPUTE_VM_CREATE_SVM))
+			return vm;
+		if (vm)
+			drm_compute_vm_put(vm);
+	}
+	*next = (u64)U32_MAX + 1;
+	return NULL;
+}
+
+/* The address space of the process that owns @cfile now, for a comparison only. */
+static const struct mm_struct *svm_owner_mm(struct drm_compute_file *cfile)
+{
+	const struct mm_struct *mm = NULL;
+	struct task_struct *task;
+
+	rcu_read_lock();
+	task = pid_task(rcu_dereference(cfile->file->pid), PIDTYPE_PID);
+	if (task)
+		mm = READ_ONCE(task->mm);
+	rcu_read_unlock();
+	return mm;
+}
+
 /**
  * drm_compute_svm_criu_count - the SVM ranges a checkpoint of a file would
  * save
  * @cfile: the file's compute state
+ * @unsaved: set to the SVM VMs a checkpoint cannot save: one that mirrors
+ *	another process than the file's owner (a file inherited across
+ *	fork() or passed on), which a restore in the owner would bind to the
+ *	wrong address space, and one with more than
+ *	%DRM_COMPUTE_CRIU_SVM_RANGES_MAX ranges; with
+ *	%DRM_COMPUTE_FEATURE_CRIU only (without, every VM is unsaved already)
  *
  * Context: process; takes each SVM VM's &drm_compute_vm_svm.lock, with a
  * reference on the VM and no other helper lock held.
@@ -765,44 +812,28 @@ EXPORT_SYMBOL(drm_compute_svm_ioctl);
  * Returns: the ranges with attributes other than the defaults, over the
  * file's SVM VMs, those of memory unmapped since the last look left out.
  */
-u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile)
+u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile, u32 *unsaved)
 {
+	const struct mm_struct *owner = svm_owner_mm(cfile);
+	bool criu = cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU;
 	struct drm_compute_vm *vm;
-	unsigned long id;
-	void *entry;
-	u32 n = 0;
+	u32 n = 0, ranges;
+	u64 id = 0;
 
-	xa_for_each(&cfile->vms, id, entry) {
-		vm = drm_compute_vm_lookup(cfile, id);
-		if (!vm)
-			continue;
-		if (vm->flags & DRM_COMPUTE_VM_CREATE_SVM) {
-			mutex_lock(&vm->svm.lock);
-			/* Not the attributes of memory already unmapped. */
-			drm_compute_svm_collect(vm);
-			n += drm_compute_svm_attr_count(&vm->svm.attrs);
-			mutex_unlock(&vm->svm.lock);
-		}
+	*unsaved = 0;
+	while ((vm = svm_vm_next(cfile, &id))) {
+		mutex_lock(&vm->svm.lock);
+		/* Not the attributes of memory already unmapped. */
+		drm_compute_svm_collect(vm);
+		ranges = drm_compute_svm_attr_count(&vm->svm.attrs);
+		mutex_unlock(&vm->svm.lock);
+		n += ranges;
+		if (criu && (vm->svm.mm != owner ||
+			     ranges > DRM_COMPUTE_CRIU_SVM_RANGES_MAX))
+			(*unsaved)++;
 		drm_compute_vm_put(vm);
 	}
 	return n;
-}
-
-/* The next SVM VM of @cfile at an id from *@id on, with a reference, or NULL. */
-static struct drm_compute_vm *svm_vm_next(struct drm_compute_file *cfile,
-					  unsigned long *id)
-{
-	struct drm_compute_vm *vm;
-
-	while (xa_find(&cfile->vms, id, U32_MAX, XA_PRESENT)) {
-		vm = drm_compute_vm_lookup(cfile, *id);
-		(*id)++;
-		if (vm && (vm->flags & DRM_COMPUTE_VM_CREATE_SVM))
-			return vm;
-		if (vm)
-			drm_compute_vm_put(vm);
-	}
-	return NULL;
 }
 
 /* Whether a piece's data may live in device memory. */
@@ -838,7 +869,7 @@ static int svm_criu_home(void *arg, u64 start, u64 size,
 void drm_compute_svm_criu_pause(struct drm_compute_file *cfile)
 {
 	struct drm_compute_vm *vm;
-	unsigned long id = 0;
+	u64 id = 0;
 
 	lockdep_assert_held(&cfile->criu_lock);
 	while ((vm = svm_vm_next(cfile, &id))) {
@@ -889,7 +920,7 @@ int drm_compute_svm_criu_list(struct drm_compute_file *cfile,
 	struct svm_criu_list l = {};
 	struct drm_compute_vm *vm;
 	u32 total = 0, n, put;
-	unsigned long id = 0;
+	u64 id = 0;
 	int ret = 0;
 
 	lockdep_assert_held(&cfile->criu_lock);
@@ -951,14 +982,20 @@ static int svm_criu_entry_check(struct drm_compute_file *cfile, u32 old_id,
 	return 0;
 }
 
-/* Store one entry's attributes; the VM's SVM lock is taken inside. */
-static int svm_criu_restore_one(struct drm_compute_file *cfile,
-				const struct drm_compute_criu_svm_range *e,
-				bool undo)
+/*
+ * Check the entries of one VM, [@e, @e + @n): the VM's, in address order,
+ * not overlapping, each list what SET_ATTR accepts, on a VM with no
+ * attributes yet. Then store them, or, with @undo, empty the store again
+ * (clearing every node whole allocates nothing).
+ */
+static int svm_criu_restore_vm(struct drm_compute_file *cfile,
+			       const struct drm_compute_criu_svm_range *e, u32 n,
+			       bool store, bool undo)
 {
 	struct drm_compute_vm *vm = drm_compute_vm_lookup(cfile, e->vm_id);
 	struct drm_compute_vm_svm *svm;
-	int ret;
+	int ret = 0;
+	u32 i;
 
 	if (!vm)
 		return -ENOENT;
@@ -973,19 +1010,45 @@ static int svm_criu_restore_one(struct drm_compute_file *cfile,
 	}
 	mutex_lock(&svm->lock);
 	if (undo) {
-		ret = drm_compute_svm_attr_clear(&svm->attrs, e->start, e->size);
-	} else {
-		ret = drm_compute_svm_attr_check(&svm->attrs, e->attrs, e->nattr, true);
-		if (!ret)
-			ret = svm_flags_honoured(vm, e->attrs, e->nattr);
-		if (!ret)
-			ret = drm_compute_svm_attr_set(&svm->attrs, e->start, e->size,
-						       e->attrs, e->nattr);
+		drm_compute_svm_attr_clear(&svm->attrs, svm->attrs.va_start,
+					   svm->attrs.va_end - svm->attrs.va_start);
+		goto unlock;
 	}
+	if (!store && drm_compute_svm_attr_count(&svm->attrs)) {
+		ret = -EEXIST;
+		goto unlock;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		if (store) {
+			ret = drm_compute_svm_attr_set(&svm->attrs, e[i].start, e[i].size,
+						       e[i].attrs, e[i].nattr);
+			continue;
+		}
+		if (i && e[i].start < e[i - 1].start + e[i - 1].size)
+			ret = -EINVAL;
+		else
+			ret = drm_compute_svm_attr_check(&svm->attrs, e[i].attrs,
+							 e[i].nattr, true);
+		if (!ret)
+			ret = svm_flags_honoured(vm, e[i].attrs, e[i].nattr);
+	}
+	if (store && !ret)
+		svm->criu_unwatched = true;
+unlock:
 	mutex_unlock(&svm->lock);
 out:
 	drm_compute_vm_put(vm);
 	return ret;
+}
+
+/* The end of the entries of @e[@i]'s VM, which follow it. */
+static u32 svm_criu_group_end(const struct drm_compute_criu_svm_range *e, u32 i, u32 n)
+{
+	u32 j = i + 1;
+
+	while (j < n && e[j].vm_id == e[i].vm_id)
+		j++;
+	return j;
 }
 
 /**
@@ -993,46 +1056,69 @@ out:
  * @cfile: the restoring file
  * @args: the call: @count entries at @ptr; @id the checkpointed device's id
  *
- * The entries are read once. Each is checked as &struct drm_compute_svm's
+ * The entries are read once. They come VM by VM, each VM's in address
+ * order; every entry is checked first, as &struct drm_compute_svm's
  * SET_ATTR (the argument, the VM, the attributes, the flags the device
  * honours) but for the CPU mappings, which a restore tool makes after the
- * file, and stored; no driver callback runs, since a VM being restored has
- * nothing mapped, and nothing migrates. The VM watches its address space
- * from drm_compute_svm_criu_resume() on. All or nothing: a failing entry
- * clears the ranges the call stored before it (the VMs of a restore held
- * no attributes there).
+ * file, and a VM must hold no attributes yet (-EEXIST). Only then are they
+ * stored; no driver callback runs, since a VM being restored has nothing
+ * mapped, and nothing migrates. The VM watches its address space from
+ * drm_compute_svm_criu_resume() on. All or nothing: a store that fails
+ * for want of memory empties the stores of the VMs the call touched, which
+ * held nothing before it.
  *
  * Context: process, the restoring process (the VMs' address space);
  * &drm_compute_file.criu_lock held.
  *
  * Returns: 0 or the first failing entry's error: -EINVAL, -ENOENT,
- * -EPERM, -EOPNOTSUPP, -EFAULT or -ENOMEM.
+ * -EPERM, -EEXIST, -EOPNOTSUPP, -EFAULT or -ENOMEM.
  */
 int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
 				 struct drm_compute_criu_restore *args)
 {
 	struct drm_compute_criu_svm_range *e;
+	u32 i, j, k;
 	int ret = 0;
-	u32 i;
 
 	lockdep_assert_held(&cfile->criu_lock);
 	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_SVM))
 		return -EOPNOTSUPP;
 	if (!args->count)
 		return 0;
+	if (args->count > DRM_COMPUTE_CRIU_SVM_RANGES_MAX)
+		return -EINVAL;
 	e = vmemdup_array_user(u64_to_user_ptr(args->ptr), args->count, sizeof(*e));
 	if (IS_ERR(e))
 		return PTR_ERR(e);
-	for (i = 0; i < args->count; i++) {
+	for (i = 0; i < args->count && !ret; i++)
 		ret = svm_criu_entry_check(cfile, args->id, &e[i]);
-		if (!ret)
-			ret = svm_criu_restore_one(cfile, &e[i], false);
+	/* VM by VM, in ascending VM order: [i, j) are one VM's entries. */
+	for (i = 0; i < args->count && !ret; i = j) {
+		j = svm_criu_group_end(e, i, args->count);
+		if (i && e[i].vm_id < e[i - 1].vm_id)
+			ret = -EINVAL;
+		else
+			ret = svm_criu_restore_vm(cfile, &e[i], j - i, false, false);
+	}
+	if (ret)
+		goto out;
+	for (i = 0; i < args->count; i = j) {
+		j = svm_criu_group_end(e, i, args->count);
+		ret = svm_criu_restore_vm(cfile, &e[i], j - i, true, false);
 		if (ret)
 			break;
 	}
-	if (ret)
-		while (i--)
-			svm_criu_restore_one(cfile, &e[i], true);
+	/* Failed at the VM of [i, j): empty it and those before it. */
+	if (ret) {
+		svm_criu_restore_vm(cfile, &e[i], j - i, false, true);
+		while (i) {
+			for (k = i - 1; k && e[k - 1].vm_id == e[i - 1].vm_id; k--)
+				;
+			svm_criu_restore_vm(cfile, &e[k], i - k, false, true);
+			i = k;
+		}
+	}
+out:
 	kvfree(e);
 	return ret;
 }
@@ -1042,11 +1128,12 @@ int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
  * @cfile: a file leaving a pause or a restore
  *
  * After a restore the ranges' attributes are in the stores but not yet
- * watched: munmap of the memory the tool rebuilt meanwhile was no business
- * of theirs. Each SVM VM now watches what holds attributes
- * (svm_watch_cover()) and drops the attributes of what is not mapped now
- * (a rescan of the store against the CPU mappings); a VM that already
- * watches its span is left alone.
+ * watched (&drm_compute_vm_svm.criu_unwatched): munmap of the memory the
+ * tool rebuilt meanwhile was no business of theirs. Each such VM now
+ * watches what holds attributes (svm_watch_cover(), from the caller's
+ * process, which need not be the VM's: the mm is held with mmget()) and
+ * drops the attributes of what is not mapped now (a rescan of the store
+ * against the CPU mappings). Other VMs are left alone.
  *
  * Context: process; &drm_compute_file.criu_lock held; takes each SVM VM's
  * lock.
@@ -1057,7 +1144,7 @@ int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
 int drm_compute_svm_criu_resume(struct drm_compute_file *cfile)
 {
 	struct drm_compute_vm *vm;
-	unsigned long id = 0;
+	u64 id = 0;
 	u64 lo, hi;
 	int ret = 0, err;
 
@@ -1066,14 +1153,20 @@ int drm_compute_svm_criu_resume(struct drm_compute_file *cfile)
 		struct drm_compute_vm_svm *svm = &vm->svm;
 
 		mutex_lock(&svm->lock);
-		if (drm_compute_svm_attr_span(&svm->attrs, &lo, &hi) &&
-		    (svm->watch_cur < 0 || lo < svm->watch_start ||
-		     hi > svm->watch_end) &&
-		    mmget_not_zero(svm->mm)) {
-			err = svm_watch_cover(svm, lo, hi);
+		if (svm->criu_unwatched && mmget_not_zero(svm->mm)) {
+			err = 0;
+			if (drm_compute_svm_attr_span(&svm->attrs, &lo, &hi)) {
+				if (svm->watch_cur >= 0) {
+					lo = min(lo, svm->watch_start);
+					hi = max(hi, svm->watch_end);
+				}
+				err = svm_watch_cover(svm, lo, hi);
+			}
 			/* Unwatched until now: drop what is not mapped. */
-			if (!err)
+			if (!err) {
 				svm_attrs_rescan(svm);
+				svm->criu_unwatched = false;
+			}
 			mmput(svm->mm);
 			ret = ret ?: err;
 		}

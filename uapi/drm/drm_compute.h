@@ -1394,8 +1394,10 @@ struct drm_compute_criu_info {
 	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues of a device that
 	 * cannot restore them (&drm_compute_query_userq.caps has no
 	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues, queues
-	 * with sync-object signals pending, exported and imported buffers,
-	 * buffers mapped in a VM of the file without a handle in it, sync
+	 * with sync-object signals pending, SVM VMs that mirror another
+	 * process than the file's owner or have more than
+	 * %DRM_COMPUTE_CRIU_SVM_RANGES_MAX ranges, exported and imported
+	 * buffers, buffers mapped in a VM of the file without a handle in it, sync
 	 * objects whose fence is pending or failed, and what the driver's
 	 * own ioctls made that it cannot save. A tool
 	 * must not dump a file with any:
@@ -1443,7 +1445,12 @@ struct drm_compute_criu_info {
  * created on the file meanwhile (-EBUSY), nor resumed by its user
  * (%DRM_COMPUTE_USERQ_OP_RESUME: -EBUSY). %DRM_COMPUTE_CRIU_OP_RESUME
  * continues exactly the queues the pause suspended and gives the buffers
- * back; queues their user had suspended stay as they were.
+ * back; queues their user had suspended stay as they were. On a file a
+ * restore ended paused (%DRM_COMPUTE_CRIU_RESTORE_END_PAUSED) it first
+ * has the SVM VMs watch the address space and drop the attributes of what
+ * is not mapped, then continues the restored queues that ran at the
+ * checkpoint; if the SVM VMs cannot (-ENOMEM), the file stays paused and
+ * the resume may be tried again.
  *
  * If the file is closed while paused (the process was checkpointed and
  * went away), its paused buffers are revoked, but for those another file
@@ -1598,6 +1605,12 @@ struct drm_compute_criu_syncobj {
  * granularity, and an access type for each device a store keeps (16).
  */
 #define DRM_COMPUTE_CRIU_SVM_ATTRS	24
+/**
+ * DRM_COMPUTE_CRIU_SVM_RANGES_MAX - the most ranges one SVM VM may have to
+ * be checkpointed (one RESTORE_SVM_RANGES call brings back all of a VM's);
+ * a VM with more counts in &drm_compute_criu_info.unsaved.
+ */
+#define DRM_COMPUTE_CRIU_SVM_RANGES_MAX	65536
 
 /**
  * struct drm_compute_criu_svm_range - the attributes of one range of an SVM
@@ -1841,9 +1854,13 @@ struct drm_compute_criu_checkpoint {
 #define DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS	8
 /**
  * DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES - give the SVM VMs the attribute
- * ranges of @count &struct drm_compute_criu_svm_range at @ptr. @id is the
- * id the checkpointed device had (&drm_compute_query_device.device_id), or
- * 0: an attribute that names it names this device. The attributes are stored
+ * ranges of @count &struct drm_compute_criu_svm_range at @ptr (at most
+ * %DRM_COMPUTE_CRIU_SVM_RANGES_MAX). @id is the id the checkpointed device
+ * had (&drm_compute_query_device.device_id), or 0: an attribute that names
+ * it names this device. All of a VM's ranges come in one call, in address
+ * order and not overlapping, to a VM that has no attributes yet: the VMs
+ * of a restore are fresh, and a failed call then leaves them as they were
+ * without allocating. The attributes are stored
  * with &struct drm_compute_svm's rules, but the process's memory need not
  * be mapped yet (a restore tool rebuilds it after the file), and nothing
  * migrates for a prefetch location: the data is placed again as the device

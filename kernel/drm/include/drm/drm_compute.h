@@ -739,6 +739,12 @@ struct drm_compute_vm_svm {
 	bool rescan;
 	/** @collect_work: runs drm_compute_svm_collect() under @lock. */
 	struct work_struct collect_work;
+	/**
+	 * @criu_unwatched: a restore stored attributes that no watcher saw
+	 * the address space for: the next drm_compute_svm_criu_resume()
+	 * watches them and rescans the store (under @lock).
+	 */
+	bool criu_unwatched;
 };
 
 /**
