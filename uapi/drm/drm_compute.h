@@ -1397,11 +1397,10 @@ struct drm_compute_criu_info {
 	 * with sync-object signals pending, SVM VMs that mirror another
 	 * process than the file's owner or have more than
 	 * %DRM_COMPUTE_CRIU_SVM_RANGES_MAX ranges, exported and imported
-	 * buffers, buffers mapped in a VM of the file without a handle in it, sync
-	 * objects whose fence is pending or failed, and what the driver's
-	 * own ioctls made that it cannot save. A tool
-	 * must not dump a file with any:
-	 * %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
+	 * buffers, buffers mapped in a VM of the file without a handle in
+	 * it, sync objects whose fence is pending or failed, and what the
+	 * driver's own ioctls made that it cannot save. A tool must not
+	 * dump a file with any: %DRM_COMPUTE_OP_CRIU_CHECKPOINT refuses it.
 	 */
 	__u32 unsaved;
 	/**
@@ -1439,9 +1438,9 @@ struct drm_compute_criu_info {
  * attach, pin or map of the buffer succeeds (-EBUSY). The data of the
  * file's SVM VMs that lives in device memory is brought back to system
  * memory, where the checkpoint tool reads the process's memory (best
- * effort: a page that stays is brought back when the tool touches it). An ordinary buffer
- * exported as a dma-buf must have no importer on another device at the
- * pause; one that attaches later is not held off. No user queue can be
+ * effort: a page that stays is brought back when the tool touches it).
+ * An ordinary buffer exported as a dma-buf must have no importer on
+ * another device at the pause; one that attaches later is not held off. No user queue can be
  * created on the file meanwhile (-EBUSY), nor resumed by its user
  * (%DRM_COMPUTE_USERQ_OP_RESUME: -EBUSY). %DRM_COMPUTE_CRIU_OP_RESUME
  * continues exactly the queues the pause suspended and gives the buffers
@@ -1860,13 +1859,13 @@ struct drm_compute_criu_checkpoint {
  * it names this device. All of a VM's ranges come in one call, in address
  * order and not overlapping, to a VM that has no attributes yet: the VMs
  * of a restore are fresh, and a failed call then leaves them as they were
- * without allocating. The attributes are stored
- * with &struct drm_compute_svm's rules, but the process's memory need not
- * be mapped yet (a restore tool rebuilds it after the file), and nothing
- * migrates for a prefetch location: the data is placed again as the device
- * faults on it. The VM starts watching the address space, and so drops
- * the attributes of memory unmapped, at END, or with
- * %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED at the resume.
+ * without allocating (-EEXIST for a VM that has attributes). The
+ * attributes are stored with &struct drm_compute_svm's rules, but the
+ * process's memory need not be mapped yet (a restore tool rebuilds it
+ * after the file), and nothing migrates for a prefetch location: the data
+ * is placed again as the device faults on it. The VM starts watching the
+ * address space, and so drops the attributes of memory unmapped, at END,
+ * or with %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED at the resume.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES	9
 
