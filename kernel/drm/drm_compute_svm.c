@@ -756,29 +756,16 @@ out_put:
 }
 EXPORT_SYMBOL(drm_compute_svm_ioctl);
 
-/*
- * The next SVM VM of @cfile at an id from *@next on, with a reference, or
- * NULL; *@next moves past it. A u64 cursor: ids go up to U32_MAX, and an
- * unsigned long does not count past that on 32-bit.
- */
-static struct drm_compute_vm *svm_vm_next(struct drm_compute_file *cfile, u64 *next)
+/* The VM at @id of @cfile, with a reference, if it is an SVM VM; else NULL. */
+static struct drm_compute_vm *svm_vm_get(struct drm_compute_file *cfile, unsigned long id)
 {
-	struct drm_compute_vm *vm;
-	unsigned long id;
+	struct drm_compute_vm *vm = drm_compute_vm_lookup(cfile, id);
 
-	while (*next <= U32_MAX) {
-		id = *next;
-		if (!xa_find(&cfile->vms, &id, U32_MAX, XA_PRESENT))
-			break;
-		*next = (u64)id + 1;
-		vm = drm_compute_vm_lookup(cfile, id);
-		if (vm && (vm->flags & DRM_COMPUTE_VM_CREATE_SVM))
-			return vm;
-		if (vm)
-			drm_compute_vm_put(vm);
+	if (vm && !(vm->flags & DRM_COMPUTE_VM_CREATE_SVM)) {
+		drm_compute_vm_put(vm);
+		vm = NULL;
 	}
-	*next = (u64)U32_MAX + 1;
-	return NULL;
+	return vm;
 }
 
 /* The address space of the process that owns @cfile now, for a comparison only. */
@@ -818,10 +805,14 @@ u32 drm_compute_svm_criu_count(struct drm_compute_file *cfile, u32 *unsaved)
 	bool criu = cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU;
 	struct drm_compute_vm *vm;
 	u32 n = 0, ranges;
-	u64 id = 0;
+	unsigned long id;
+	void *entry;
 
 	*unsaved = 0;
-	while ((vm = svm_vm_next(cfile, &id))) {
+	xa_for_each(&cfile->vms, id, entry) {
+		vm = svm_vm_get(cfile, id);
+		if (!vm)
+			continue;
 		mutex_lock(&vm->svm.lock);
 		/* Not the attributes of memory already unmapped. */
 		drm_compute_svm_collect(vm);
@@ -869,10 +860,14 @@ static int svm_criu_home(void *arg, u64 start, u64 size,
 void drm_compute_svm_criu_pause(struct drm_compute_file *cfile)
 {
 	struct drm_compute_vm *vm;
-	u64 id = 0;
+	unsigned long id;
+	void *entry;
 
 	lockdep_assert_held(&cfile->criu_lock);
-	while ((vm = svm_vm_next(cfile, &id))) {
+	xa_for_each(&cfile->vms, id, entry) {
+		vm = svm_vm_get(cfile, id);
+		if (!vm)
+			continue;
 		mutex_lock(&vm->svm.lock);
 		drm_compute_svm_collect(vm);
 		drm_compute_svm_attr_for_each(&vm->svm.attrs, svm_criu_home, vm);
@@ -920,11 +915,15 @@ int drm_compute_svm_criu_list(struct drm_compute_file *cfile,
 	struct svm_criu_list l = {};
 	struct drm_compute_vm *vm;
 	u32 total = 0, n, put;
-	u64 id = 0;
+	unsigned long id;
+	void *entry;
 	int ret = 0;
 
 	lockdep_assert_held(&cfile->criu_lock);
-	while ((vm = svm_vm_next(cfile, &id))) {
+	xa_for_each(&cfile->vms, id, entry) {
+		vm = svm_vm_get(cfile, id);
+		if (!vm)
+			continue;
 		mutex_lock(&vm->svm.lock);
 		drm_compute_svm_collect(vm);
 		n = drm_compute_svm_attr_count(&vm->svm.attrs);
@@ -982,15 +981,20 @@ static int svm_criu_entry_check(struct drm_compute_file *cfile, u32 old_id,
 	return 0;
 }
 
-/*
- * Check the entries of one VM, [@e, @e + @n): the VM's, in address order,
- * not overlapping, each list what SET_ATTR accepts, on a VM with no
- * attributes yet. Then store them, or, with @undo, empty the store again
- * (clearing every node whole allocates nothing).
- */
+/* What svm_criu_restore_vm() does with one VM's entries. */
+enum svm_criu_step {
+	/* in address order, not overlapping, lists SET_ATTR accepts, on an empty store */
+	SVM_CRIU_CHECK,
+	/* store them */
+	SVM_CRIU_STORE,
+	/* empty the store again: clearing every node whole allocates nothing */
+	SVM_CRIU_UNDO,
+};
+
+/* One step of a restore over the entries of one VM, [@e, @e + @n). */
 static int svm_criu_restore_vm(struct drm_compute_file *cfile,
 			       const struct drm_compute_criu_svm_range *e, u32 n,
-			       bool store, bool undo)
+			       enum svm_criu_step step)
 {
 	struct drm_compute_vm *vm = drm_compute_vm_lookup(cfile, e->vm_id);
 	struct drm_compute_vm_svm *svm;
@@ -1009,17 +1013,17 @@ static int svm_criu_restore_vm(struct drm_compute_file *cfile,
 		goto out;
 	}
 	mutex_lock(&svm->lock);
-	if (undo) {
+	if (step == SVM_CRIU_UNDO) {
 		drm_compute_svm_attr_clear(&svm->attrs, svm->attrs.va_start,
 					   svm->attrs.va_end - svm->attrs.va_start);
 		goto unlock;
 	}
-	if (!store && drm_compute_svm_attr_count(&svm->attrs)) {
+	if (step == SVM_CRIU_CHECK && drm_compute_svm_attr_count(&svm->attrs)) {
 		ret = -EEXIST;
 		goto unlock;
 	}
 	for (i = 0; i < n && !ret; i++) {
-		if (store) {
+		if (step == SVM_CRIU_STORE) {
 			ret = drm_compute_svm_attr_set(&svm->attrs, e[i].start, e[i].size,
 						       e[i].attrs, e[i].nattr);
 			continue;
@@ -1032,7 +1036,7 @@ static int svm_criu_restore_vm(struct drm_compute_file *cfile,
 		if (!ret)
 			ret = svm_flags_honoured(vm, e[i].attrs, e[i].nattr);
 	}
-	if (store && !ret)
+	if (step == SVM_CRIU_STORE && !ret)
 		svm->criu_unwatched = true;
 unlock:
 	mutex_unlock(&svm->lock);
@@ -1098,26 +1102,19 @@ int drm_compute_svm_criu_restore(struct drm_compute_file *cfile,
 		if (i && e[i].vm_id < e[i - 1].vm_id)
 			ret = -EINVAL;
 		else
-			ret = svm_criu_restore_vm(cfile, &e[i], j - i, false, false);
+			ret = svm_criu_restore_vm(cfile, &e[i], j - i, SVM_CRIU_CHECK);
 	}
 	if (ret)
 		goto out;
 	for (i = 0; i < args->count; i = j) {
 		j = svm_criu_group_end(e, i, args->count);
-		ret = svm_criu_restore_vm(cfile, &e[i], j - i, true, false);
+		ret = svm_criu_restore_vm(cfile, &e[i], j - i, SVM_CRIU_STORE);
 		if (ret)
 			break;
 	}
-	/* Failed at the VM of [i, j): empty it and those before it. */
-	if (ret) {
-		svm_criu_restore_vm(cfile, &e[i], j - i, false, true);
-		while (i) {
-			for (k = i - 1; k && e[k - 1].vm_id == e[i - 1].vm_id; k--)
-				;
-			svm_criu_restore_vm(cfile, &e[k], i - k, false, true);
-			i = k;
-		}
-	}
+	/* Failed at the VM of entry i: empty it and those before it. */
+	for (k = 0; ret && k <= i; k = svm_criu_group_end(e, k, args->count))
+		svm_criu_restore_vm(cfile, &e[k], 0, SVM_CRIU_UNDO);
 out:
 	kvfree(e);
 	return ret;
@@ -1143,15 +1140,19 @@ out:
  */
 int drm_compute_svm_criu_resume(struct drm_compute_file *cfile)
 {
+	struct drm_compute_vm_svm *svm;
 	struct drm_compute_vm *vm;
-	u64 id = 0;
+	unsigned long id;
+	void *entry;
 	u64 lo, hi;
 	int ret = 0, err;
 
 	lockdep_assert_held(&cfile->criu_lock);
-	while ((vm = svm_vm_next(cfile, &id))) {
-		struct drm_compute_vm_svm *svm = &vm->svm;
-
+	xa_for_each(&cfile->vms, id, entry) {
+		vm = svm_vm_get(cfile, id);
+		if (!vm)
+			continue;
+		svm = &vm->svm;
 		mutex_lock(&svm->lock);
 		if (svm->criu_unwatched && mmget_not_zero(svm->mm)) {
 			err = 0;
