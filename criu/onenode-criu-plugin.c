@@ -287,6 +287,26 @@ static void onenode_exit(int s, int ret)
 	}
 }
 
+/*
+ * The next entry of @d, a listing of /proc/PID/fd at @dir, that is open on
+ * a DRM character device, with its /proc path in @path; NULL at the end.
+ */
+static struct dirent *next_drm_fd(DIR *d, const char *dir, char *path, size_t len)
+{
+	struct dirent *de;
+	struct stat st;
+
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (snprintf(path, len, "%s/%s", dir, de->d_name) >= (int)len)
+			continue;
+		if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == DRM_CHAR_MAJOR)
+			return de;
+	}
+	return NULL;
+}
+
 /* Count the supported render-node fds of @pid, for the check in exit(). */
 static int onenode_checkpoint_devices(int pid)
 {
@@ -301,16 +321,9 @@ static int onenode_checkpoint_devices(int pid)
 		log_warn("cannot list %s: %s", dir, strerror(errno));
 		return 0;
 	}
-	while ((de = readdir(d))) {
+	while ((de = next_drm_fd(d, dir, path, sizeof(path)))) {
 		struct onenode_device dev;
-		struct stat st;
 
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
-			continue;
-		if (stat(path, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_CHAR_MAJOR)
-			continue;
 		/* A fresh open of the same node tells its driver. */
 		if (onenode_open_path(path, &dev))
 			continue;
@@ -999,7 +1012,7 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 static int onenode_resume_devices_late(int pid)
 {
 	unsigned int resumed = 0, queues = 0;
-	char dir[64], path[96];
+	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
 	struct dirent *de;
 	int pidfd, ret = 0, err;
 	DIR *d;
@@ -1022,17 +1035,11 @@ static int onenode_resume_devices_late(int pid)
 		closedir(d);
 		return err;
 	}
-	while ((de = readdir(d))) {
+	while ((de = next_drm_fd(d, dir, path, sizeof(path)))) {
 		struct drm_compute_criu_pause out;
 		struct onenode_device dev;
-		struct stat st;
 		int fd;
 
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) || !S_ISCHR(st.st_mode) || major(st.st_rdev) != DRM_CHAR_MAJOR)
-			continue;
 		fd = (int)syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
 		if (fd < 0) {
 			err = -errno;

@@ -215,6 +215,15 @@ struct saved {
 	uint64_t svm_fence;
 };
 
+/* A FENCE after what @q holds, all of it published; *@fence its value. */
+static int commit_fenced(struct onenode_queue *q, uint64_t *fence)
+{
+	*fence = onenode_queue_fence(q);
+	if (!*fence)
+		return -ENOSPC;
+	return onenode_queue_commit(q);
+}
+
 static int svm_attr(const struct onenode_device *dev, uint32_t vm, const void *p,
 		    uint64_t size, uint32_t type, uint32_t *value, bool get)
 {
@@ -281,12 +290,7 @@ static int svm_queue_setup(const struct onenode_device *dev, struct saved *sv)
 					 onenode_pkt_dispatch(pkt, VCOMPUTE_KERNEL_SUM_U32, SVM_WORDS,
 							      0, (uintptr_t)sv->arr,
 							      (uintptr_t)sv->svm_sum, 0));
-	if (ret)
-		return ret;
-	sv->svm_fence = onenode_queue_fence(&sv->sq);
-	if (!sv->svm_fence)
-		return -ENOSPC;
-	return onenode_queue_commit(&sv->sq);
+	return ret ? ret : commit_fenced(&sv->sq, &sv->svm_fence);
 }
 
 /*
@@ -376,12 +380,7 @@ static int busy_queue_setup(const struct onenode_device *dev, struct saved *sv)
 		ret = onenode_queue_emit(&sv->q, pkt,
 					 onenode_pkt_wait_mem(pkt, WORK_VA + WORK_FLAG,
 							      VCOMPUTE_WAIT_EQ, 1, ~0ull, 0, 0));
-	if (ret)
-		return ret;
-	sv->walk_fence = onenode_queue_fence(&sv->q);
-	if (!sv->walk_fence)
-		return -ENOSPC;
-	return onenode_queue_commit(&sv->q);
+	return ret ? ret : commit_fenced(&sv->q, &sv->walk_fence);
 }
 
 /* After the restore: the queue finishes, then takes new work. 0 or @why. */
@@ -417,11 +416,8 @@ static int busy_queue_check(struct saved *sv, char *why, size_t len)
 	/* New work through the kept ring and doorbell mappings. */
 	ret = onenode_queue_emit(&sv->q, pkt,
 				 onenode_pkt_write_data(pkt, WORK_VA + WORK_WORD, &word, 1));
-	v = ret ? 0 : onenode_queue_fence(&sv->q);
-	if (!ret && !v)
-		ret = -ENOSPC;
 	if (!ret)
-		ret = onenode_queue_commit(&sv->q);
+		ret = commit_fenced(&sv->q, &v);
 	if (!ret)
 		ret = onenode_queue_wait(&sv->q, v, 60ll * 1000000000);
 	if (!ret && *(volatile uint32_t *)(sv->work_map + WORK_WORD) != word)
