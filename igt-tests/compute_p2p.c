@@ -27,7 +27,7 @@
  * peer-to-peer and in system memory where it did not, and the exporter sees
  * the bytes either way.
  *
- * RDMA: the test VM's Soft-RoCE device (rxe, patch 0004 of the kernel
+ * RDMA: the test VM's Soft-RoCE device (rxe, the rdma patch of the kernel
  * series) registers exported buffers as dma-buf memory regions through
  * rdma-core (ibv_reg_dmabuf_mr()), and a queue pair of its RDMA loop writes
  * into them with RDMA WRITE. rxe is a CPU importer: it maps the buffer with
@@ -36,7 +36,7 @@
  *
  * io_uring zcrx: a PCI NIC (QEMU e1000e, one behind the switch, one on a
  * root port of its own) registers a REQUIRE_P2P buffer as a zero-copy
- * receive area. With kernel patch 0005 zcrx attaches as a pinned importer
+ * receive area. With the kernel's net patch zcrx attaches as a pinned importer
  * that takes peer memory, so the exporter decides from the PCI topology:
  * peer-to-peer behind the switch (before the patch, a static attach was
  * refused there as "importer not P2P-capable"), "no PCI path" across root

@@ -304,60 +304,51 @@ fetch_kernel() {
 	mv "$pristine.tmp" "$pristine"
 }
 
-# The working kernel tree: a hard-linked copy of the pristine source with the
-# patch series applied (remade when the series changes), then the project's
-# files overlaid (checksummed, so only changed files get a new mtime).
+# The working kernel tree: a hard-linked copy of the pristine source, made
+# once, with the patch series of kernel/patches applied: make_series writes
+# the series (tools/series.sh), it is applied with patch(1) to pristine
+# copies of the files it touches, and a file that came out different from
+# the tree's copy replaces it (unchanged files keep their mtime for make).
+# Files the series no longer touches go back to their pristine content.
 KSRC=$CACHE/work/src/linux
+SERIES_OUT=$CACHE/work/series
 prepare_kernel() {
-	host_install patch
+	host_install patch git
 	fetch_kernel
-	local pristine=$CACHE/work/src/linux-$KVER.pristine want have
-	# shellcheck disable=SC2046 # the series lists file names, one per line
-	want=$( (cd "$ONENODE_SRC/kernel/patches" && cat series $(grep -v '^#' series)) | sha256sum | cut -c1-16)
-	have=$(cat "$KSRC.series" 2>/dev/null || true)
-	if [ "$want" != "$have" ] || [ ! -f "$KSRC/Makefile" ]; then
-		log "applying kernel/patches/series to a fresh copy of linux-$KVER (then building; a first build takes ~20 min on 2 cores)"
-		rm -rf "$KSRC" "$KSRC.overlay"
+	local pristine=$CACHE/work/src/linux-$KVER.pristine stage=$CACHE/work/src/series-stage
+	local list=$KSRC.series-files new f
+	if [ "$(cat "$KSRC.base" 2>/dev/null)" != "$KVER series" ] || [ ! -f "$KSRC/Makefile" ]; then
+		log "making a working copy of linux-$KVER (a first build takes ~20 min on 2 cores)"
+		rm -rf "$KSRC" "$list" "$KSRC.series" "$KSRC.overlay"
 		cp -al "$pristine" "$KSRC"
-		local p
-		while read -r p; do
-			case $p in '' | '#'*) continue ;; esac
-			patch -d "$KSRC" -p1 -s --no-backup-if-mismatch <"$ONENODE_SRC/kernel/patches/$p" ||
-				die "kernel/patches/$p does not apply"
-		done <"$ONENODE_SRC/kernel/patches/series"
-		echo "$want" >"$KSRC.series"
+		echo "$KVER series" >"$KSRC.base"
 	fi
-	overlay_kernel
-}
-
-# overlay_kernel: kernel/drm/include/* -> include/*, the rest of kernel/drm/*
-# -> drivers/gpu/drm/*, uapi/drm/*.h -> include/uapi/drm/. Files that left
-# the project since the last overlay are removed again.
-overlay_kernel() {
-	local list=$KSRC.overlay new f src
+	make_series "$SERIES_OUT"
+	rm -rf "$stage"
 	new=$(mktemp)
-	(cd "$ONENODE_SRC/kernel/drm" && find . -type f ! -path './include/*' | sed 's|^\./|drivers/gpu/drm/|')  >>"$new"
-	(cd "$ONENODE_SRC/kernel/drm" && [ -d include ] && find include -type f) >>"$new" || true
-	(cd "$ONENODE_SRC/uapi/drm" && find . -name '*.h' | sed 's|^\./|include/uapi/drm/|') >>"$new"
+	series_touched "$SERIES_OUT" >"$new"
+	while read -r f; do
+		[ -f "$pristine/$f" ] || continue
+		mkdir -p "$stage/$(dirname "$f")"
+		cp "$pristine/$f" "$stage/$f"
+	done <"$new"
+	apply_series "$SERIES_OUT" "$stage"
 	if [ -f "$list" ]; then
 		while read -r f; do
-			grep -qxF "$f" "$new" || rm -f "$KSRC/$f"
+			grep -qxF "$f" "$new" && continue
+			rm -f "$KSRC/$f"
+			if [ -f "$pristine/$f" ]; then cp "$pristine/$f" "$KSRC/$f"; fi
 		done <"$list"
 	fi
 	while read -r f; do
-		case $f in
-		drivers/gpu/drm/*) src=$ONENODE_SRC/kernel/drm/${f#drivers/gpu/drm/} ;;
-		include/uapi/drm/*) src=$ONENODE_SRC/uapi/drm/${f#include/uapi/drm/} ;;
-		include/*) src=$ONENODE_SRC/kernel/drm/$f ;;
-		esac
-		# Copy only what changed: unchanged files keep their mtime for make.
-		cmp -s "$src" "$KSRC/$f" && continue
+		cmp -s "$stage/$f" "$KSRC/$f" && continue
 		mkdir -p "$(dirname "$KSRC/$f")"
+		# Replace, never write through: the tree's files are links to pristine ones.
 		rm -f "$KSRC/$f"
-		cp "$src" "$KSRC/$f"
+		cp "$stage/$f" "$KSRC/$f"
 	done <"$new"
-	sort -o "$list" "$new"
-	rm -f "$new"
+	mv "$new" "$list"
+	rm -rf "$stage"
 }
 
 flavor_fragments() {
@@ -399,7 +390,7 @@ build_kernel() {
 	# or upstream's through the patch series).
 	# (and when the way the configuration is made changes: CONFIG_METHOD)
 	want=$( { echo "$CONFIG_METHOD"; cat $frags; find "$ONENODE_SRC/kernel/drm" -name Kconfig | sort | xargs -r cat;
-		cat "$ONENODE_SRC"/kernel/patches/*.patch; } | sha256sum | cut -c1-16)
+		find "$ONENODE_SRC/kernel/patches" -type f | sort | xargs cat; } | sha256sum | cut -c1-16)
 	local tfrags=${frags//$ONENODE_SRC/$T_REPO}
 	in_tree bash -euc '
 		o=$1 want=$2 jobs=$3; shift 3
@@ -686,26 +677,23 @@ kernel_files() {
 	(cd "$ONENODE_SRC/uapi/drm" && find . -name '*.h' | sed 's|^\./|include/uapi/drm/|')
 }
 
-# check_style: checkpatch --strict on every project kernel file and on every
-# patch of the series.
+# check_style: kernel-doc on every project kernel file, checkpatch --strict
+# on every patch of the series (whole new files included).
 check_style() {
 	local f out
-	for f in $(kernel_files | sort); do
-		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
-			--no-summary --terse --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "/onenode/cache/src/linux/$f" 2>&1 || true)
-		result_of "checkpatch/$f" "$out"
-	done
 	# kernel-doc: every documented item complete (the uapi pages render from it).
 	for f in $(kernel_files | sort); do
 		out=$(in_tree bash -c 'cd /onenode/cache/src/linux && scripts/kernel-doc -Wall -none "$1" 2>&1' kd "$f" || true)
 		result_of "kernel-doc/$f" "$out"
 	done
+	# The series as it is sent (written by the last build): commit messages,
+	# edits to upstream files and the project's new files, whole.
 	while read -r f; do
 		case $f in '' | '#'*) continue ;; esac
 		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
-			--no-summary --terse "$T_REPO/kernel/patches/$f" 2>&1 || true)
+			--no-summary --terse --ignore FILE_PATH_CHANGES "$T_CACHE/series/$f" 2>&1 || true)
 		result_of "checkpatch/$f" "$out"
-	done <"$ONENODE_SRC/kernel/patches/series"
+	done <"$SERIES_OUT/series"
 }
 
 # check_shell: shellcheck (warnings and errors) on every shell script of the
@@ -734,7 +722,7 @@ check_shell() {
 compile_objects() {
 	{
 		kernel_files | grep '\.c$'
-		grep -h '^+++ b/.*\.c$' "$ONENODE_SRC"/kernel/patches/*.patch | sed 's|^+++ b/||'
+		series_touched "$SERIES_OUT" | grep '\.c$'
 	} | sort -u | sed 's/\.c$/.o/'
 }
 
@@ -982,3 +970,6 @@ cmd_bench() {
 	*) die "bench: unknown benchmark '$what' (vk, queues, svm, nic, criu)" ;;
 	esac
 }
+
+# shellcheck source=tools/series.sh
+. "$ONENODE_SRC/tools/series.sh"
