@@ -108,6 +108,11 @@ static inline void amdgpu_compute_svm_put(struct amdgpu_compute_svm *svm)
 {
 }
 
+static inline void amdgpu_compute_svm_bind_prepare(struct amdgpu_compute_svm *svm, u64 va,
+						   u64 range)
+{
+}
+
 static inline int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr,
 					   bool write)
 {
