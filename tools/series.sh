@@ -135,7 +135,7 @@ make_series() {
 			[ -n "$name" ] || die "kernel/patches/series: $arg before any 'series' line"
 			p=$ONENODE_SRC/kernel/patches/$arg
 			if grep -q '^diff --git ' "$p"; then
-				sgit -C "$g" apply --index "$p" || die "kernel/patches/$arg does not apply"
+				sgit -C "$g" apply --index --whitespace=nowarn "$p" || die "kernel/patches/$arg does not apply"
 			fi
 			patch_message "$p" >"$g.msg"
 			pending=$arg ;;
@@ -211,7 +211,7 @@ series_check() {
 		out=""
 		for f in $need $name; do
 			mapfile -t list < <(sed "s|^|$SERIES_OUT/$f/|" "$SERIES_OUT/$f/series")
-			out+=$(sgit -C "$g" am -q "${list[@]}" 2>&1 |
+			out+=$(sgit -C "$g" am -q --whitespace=nowarn "${list[@]}" 2>&1 |
 				grep -v '^warning: .*whitespace' || true)
 			# A failed am leaves its state behind for the next one.
 			[ -d "$g/.git/rebase-apply" ] && { out+=" (git am of $f failed)"; sgit -C "$g" am --abort; }
@@ -250,6 +250,10 @@ series_check() {
 		cp "$CACHE/work/build/debug/.config" "$CACHE/work/build/series-check/.config"
 		series_compile "$o" "$objs"
 		result_of "series/build/$p" "$out"
+		if grep -q '^diff --git a/drivers/gpu/drm/amd/amdgpu/' "$SERIES_OUT/$p"; then
+			series_amdgpu_links "$o" "$p"
+			result_of "series/links/$p" "$out"
+		fi
 		out=$(in_tree perl /onenode/cache/src/linux/scripts/checkpatch.pl --strict --no-tree \
 			--no-summary --terse --ignore FILE_PATH_CHANGES "$T_CACHE/series/$p" 2>&1 || true)
 		result_of "series/checkpatch/$p" "$out"
@@ -265,6 +269,36 @@ series_check() {
 	series_compile "$o" "$objs"
 	grep -q '^CONFIG_DRM_GPUSVM=' "$CACHE/work/build/series-check/.config" && out+=$'\n'"DRM_GPUSVM is still on"
 	result_of "series/build/amdgpu without DRM_GPUSVM" "$out"
+}
+
+# series_amdgpu_links O PATCH: amdgpu is built whenever it is configured, so
+# at every point of the series each amdgpu_compute_* function that amdgpu's
+# objects call must be defined by an object amdgpu's Makefile builds at that
+# point (with DRM_GPUSVM on, as configured). The objects the series touched
+# so far are brought up to date first (make rebuilds what a header changed);
+# sets out to the symbols left undefined.
+series_amdgpu_links() {
+	local o=$1 d=drivers/gpu/drm/amd/amdgpu objs built f
+	objs=$(sed -n "1,\|^$2\$|p" "$SERIES_OUT/series" | grep -v '^#' | sed "s|^|$SERIES_OUT/|" |
+		xargs sed -n "s|^diff --git a/[^ ]* b/\($d/.*\)\.c$|\1.o|p" | sort -u)
+	built=$(grep -o 'amdgpu_compute[a-z0-9_]*\.o' "$CACHE/work/src/linux-check/$d/Makefile" | sed "s|^|$d/|" | sort -u || true)
+	# shellcheck disable=SC2086 # one word per object
+	objs=$(printf '%s\n' $objs $built | grep . | sort -u || true)
+	out=""
+	[ -n "$objs" ] || return 0
+	# shellcheck disable=SC2086 # one word per object
+	out=$(in_tree make -s -C /onenode/cache/src/linux-check O="$o" CC="ccache gcc" -j"$(jobs_n)" \
+		$objs 2>&1 | grep -E 'error:|Error [0-9]' || true)
+	for f in $objs; do
+		[ -f "$CACHE/work/build/series-check/$f" ] || out+=$'\n'"$f was not built"
+	done
+	[ -z "$out" ] || return 0
+	out=$(comm -23 \
+		<(for f in $objs; do nm "$CACHE/work/build/series-check/$f"; done |
+			awk '$1 == "U" && $2 ~ /^amdgpu_compute_/ { print $2 }' | sort -u) \
+		<(for f in $built; do nm --defined-only "$CACHE/work/build/series-check/$f"; done |
+			awk '$2 ~ /^[TDRB]$/ { print $3 }' | sort -u) |
+		sed 's/^/undefined when amdgpu links: /')
 }
 
 # series_compile O OBJS: olddefconfig in O, then compile OBJS with W=1 into
