@@ -683,24 +683,6 @@ static void test_syncobjs(void)
 #define SVM_SIZE (4ull << 20)
 #define MIB (1ull << 20)
 
-static uint32_t svm_get(const struct compute_dev *f, uint32_t vm, const uint8_t *p,
-			uint64_t size, uint32_t type, uint32_t in)
-{
-	struct drm_compute_svm_attr a = { .type = type, .value = in };
-
-	igt_assert_eq(onenode_svm_get_attr(&f->dev, vm, (uintptr_t)p, size, &a, 1), 0);
-	return type >= DRM_COMPUTE_SVM_ATTR_ACCESS && type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ?
-	       a.type : a.value;
-}
-
-static void svm_set(const struct compute_dev *f, uint32_t vm, const uint8_t *p, uint64_t size,
-		    uint32_t type, uint32_t value)
-{
-	struct drm_compute_svm_attr a = { .type = type, .value = value };
-
-	igt_assert_eq(onenode_svm_set_attr(&f->dev, vm, (uintptr_t)p, size, &a, 1), 0);
-}
-
 static uint32_t svm_ranges(const struct compute_dev *f)
 {
 	struct drm_compute_criu_info i = {};
@@ -755,18 +737,18 @@ static void test_svm(void)
 	compute_open_file(&cd, &f);
 	vm = compute_vm(&f);	/* an ordinary VM beside */
 	igt_assert_eq(onenode_vm_create_flags(&f.dev, DRM_COMPUTE_VM_CREATE_SVM, &vm), 0);
-	svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 6);
+	igt_assert_eq(compute_svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 6), 0);
 	if (vram) {
-		svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id);
-		svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, id);
+		igt_assert_eq(compute_svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id), 0);
+		igt_assert_eq(compute_svm_set(&f, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, id), 0);
 		igt_assert_eq(onenode_svm_residency(p, MIB, &res), 0);
 		igt_assert_eq_u64(res.device, MIB / COMPUTE_PAGE);
 	}
-	svm_set(&f, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id);
-	svm_set(&f, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
-		DRM_COMPUTE_SVM_LOCATION_SYSMEM);
-	svm_set(&f, vm, p + 3 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
-		cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
+	igt_assert_eq(compute_svm_set(&f, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id), 0);
+	igt_assert_eq(compute_svm_set(&f, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+		DRM_COMPUTE_SVM_LOCATION_SYSMEM), 0);
+	igt_assert_eq(compute_svm_set(&f, vm, p + 3 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+		cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
 	nr = svm_ranges(&f);
 	igt_assert_eq_u32(nr, cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO ? 4 : 3);
 
@@ -810,12 +792,12 @@ static void test_svm(void)
 		      0);
 	igt_assert_eq_u32(svm_ranges(&g), nr);
 	if (vram)
-		igt_assert_eq_u32(svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+		igt_assert_eq_u32(compute_svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
 				  id);
-	igt_assert_eq_u32(svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 6);
-	igt_assert_eq_u32(svm_get(&g, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq_u32(compute_svm_get(&g, vm, p, MIB, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 6);
+	igt_assert_eq_u32(compute_svm_get(&g, vm, p + MIB, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
-	igt_assert_eq_u32(svm_get(&g, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	igt_assert_eq_u32(compute_svm_get(&g, vm, p + 2 * MIB, MIB, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
 				  0), DRM_COMPUTE_SVM_LOCATION_SYSMEM);
 	/* Paused: memory unmapped now keeps its attributes until the resume looks. */
 	munmap(p + 2 * MIB, MIB);
@@ -922,7 +904,7 @@ static void test_bad_svm_ranges(void)
 					   &n), -EEXIST);
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
 	igt_assert_eq_u32(svm_ranges(&f), 1);
-	igt_assert_eq_u32(svm_get(&f, 2, p, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq_u32(compute_svm_get(&f, 2, p, MIB, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
 	compute_close(&f);
 	munmap(p, MIB);

@@ -1196,6 +1196,34 @@ int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *o
  *
  * Returns: the count, -ENOENT without the file, -EINVAL without the key.
  */
+/*
+ * compute_svm_set - SET_ATTR of one attribute on [p, p + size) of SVM VM vm;
+ * returns 0 or the negative errno.
+ */
+int compute_svm_set(const struct compute_dev *cd, uint32_t vm, const void *p, uint64_t size,
+		    uint32_t type, uint32_t value)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = value };
+
+	return onenode_svm_set_attr(&cd->dev, vm, (uintptr_t)p, size, &a, 1);
+}
+
+/*
+ * compute_svm_get - GET_ATTR of one attribute over [p, p + size), which must
+ * succeed: the value, or for the access attributes (whose value names the
+ * device, in) the access type the range has.
+ */
+uint32_t compute_svm_get(const struct compute_dev *cd, uint32_t vm, const void *p, uint64_t size,
+			 uint32_t type, uint32_t in)
+{
+	struct drm_compute_svm_attr a = { .type = type, .value = in };
+	int ret = onenode_svm_get_attr(&cd->dev, vm, (uintptr_t)p, size, &a, 1);
+
+	igt_assert_f(ret == 0, "GET_ATTR type %u: %s\n", type, onenode_strerror(ret));
+	return type >= DRM_COMPUTE_SVM_ATTR_ACCESS &&
+	       type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ? a.type : a.value;
+}
+
 int64_t compute_svm_stat(const struct compute_dev *cd, const char *key)
 {
 	FILE *f = open_debugfs(cd, "vcompute_svm");

@@ -259,6 +259,10 @@ int compute_engine_pid(const struct compute_dev *cd);
 uint64_t compute_task_cpu_ns(int pid);
 int64_t compute_all_own_pages(const struct compute_dev *cd);
 int64_t compute_svm_stat(const struct compute_dev *cd, const char *key);
+int compute_svm_set(const struct compute_dev *cd, uint32_t vm, const void *p, uint64_t size,
+		    uint32_t type, uint32_t value);
+uint32_t compute_svm_get(const struct compute_dev *cd, uint32_t vm, const void *p, uint64_t size,
+			 uint32_t type, uint32_t in);
 int compute_reset(const struct compute_dev *cd);
 bool compute_drop_cap(unsigned int cap);
 

@@ -60,25 +60,6 @@ static uint32_t svm_vm(const struct compute_dev *dev)
 	return vm;
 }
 
-static int set_attr(uint32_t vm, const void *p, uint64_t size, uint32_t type,
-		    uint32_t value)
-{
-	struct drm_compute_svm_attr a = { .type = type, .value = value };
-
-	return onenode_svm_set_attr(&cd.dev, vm, (uintptr_t)p, size, &a, 1);
-}
-
-static uint32_t get_attr(uint32_t vm, const void *p, uint64_t size, uint32_t type,
-			 uint32_t in)
-{
-	struct drm_compute_svm_attr a = { .type = type, .value = in };
-	int ret = onenode_svm_get_attr(&cd.dev, vm, (uintptr_t)p, size, &a, 1);
-
-	igt_assert_f(ret == 0, "GET_ATTR type %u: %s\n", type, onenode_strerror(ret));
-	return type >= DRM_COMPUTE_SVM_ATTR_ACCESS &&
-	       type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ? a.type : a.value;
-}
-
 /* Anonymous private memory, 2 MiB aligned. */
 static void *anon(uint64_t size)
 {
@@ -203,40 +184,41 @@ static void test_attr_types(void)
 	uint32_t id = cd.info.device_id;
 
 	/* Defaults first. */
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
 			  DRM_COMPUTE_SVM_LOCATION_UNDEFINED);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_ACCESS);
 
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
 			       DRM_COMPUTE_SVM_LOCATION_SYSMEM), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 0),
 			  DRM_COMPUTE_SVM_LOCATION_SYSMEM);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
 			       DRM_COMPUTE_SVM_LOCATION_SYSMEM), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0),
 			  DRM_COMPUTE_SVM_LOCATION_SYSMEM);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
-	igt_assert(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
+	igt_assert(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
 		   DRM_COMPUTE_SVM_FLAG_GPU_RO);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
-	igt_assert(!(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
+	igt_assert(!(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) &
 		     DRM_COMPUTE_SVM_FLAG_GPU_RO));
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 4);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE, id), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 4);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE, id), 0);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id), 0);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
 	/* Half of the range back to ACCESS: the whole is no longer uniform. */
-	igt_assert_eq(set_attr(vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id), 0);
-	igt_assert_eq_u32(get_attr(vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id), 0);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_ACCESS);
-	igt_assert_eq_u32(get_attr(vm, p + size / 2, size / 2, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p + size / 2, size / 2,
+					  DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
 	munmap(p, size);
 	compute_vm_destroy(&cd, vm);
@@ -259,7 +241,7 @@ static void test_attr_invalid(void)
 	struct drm_compute_svm bad;
 
 	munmap(hole, size);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 5), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 5), 0);
 
 #define REJECT(field, val, err) do {						\
 		bad = args; bad.field = (val);					\
@@ -295,8 +277,8 @@ static void test_attr_invalid(void)
 #undef REJECT
 
 	/* Nothing changed. */
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 5);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 5);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id),
 			  DRM_COMPUTE_SVM_ATTR_ACCESS);
 	munmap(p, size);
 	compute_vm_destroy(&cd, plain);
@@ -324,22 +306,22 @@ static void test_flags_honoured(void)
 	igt_assert_f(!(honoured & ~DRM_COMPUTE_SVM_FLAGS_KNOWN), "svm_flags %#x\n", honoured);
 	igt_assert_eq_u32(cd.info.pad3, 0);
 	for (unsigned int bit = 0; bit < 32; bit++) {
-		const uint32_t f = 1u << bit, before = get_attr(vm, p, size,
+		const uint32_t f = 1u << bit, before = compute_svm_get(&cd, vm, p, size,
 								 DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0);
 
 		if (!(f & DRM_COMPUTE_SVM_FLAGS_KNOWN))
 			continue;
 		if (honoured & f) {
-			igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f), 0);
-			igt_assert(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f);
+			igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f), 0);
+			igt_assert(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f);
 		} else {
-			igt_assert_f(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f) ==
+			igt_assert_f(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, f) ==
 				     -EOPNOTSUPP, "flag %#x is not honoured but was accepted\n", f);
-			igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0),
+			igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0),
 					  before);
 		}
-		igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, f), 0);
-		igt_assert(!(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f));
+		igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, f), 0);
+		igt_assert(!(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0) & f));
 	}
 	munmap(p, size);
 	compute_vm_destroy(&cd, vm);
@@ -410,12 +392,12 @@ static void test_gpu_ro(void)
 	uint8_t *p = anon(size), *dst = anon(size);
 
 	compute_fill_pattern(p, size, 5);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
 	check_copy(vm, dst, p, size);		/* reads are fine */
 	expect_fault(gpu_fill(vm, p + PAGE, 4, 0, &fva), DRM_COMPUTE_FAULT_WRITE, &fva, p + PAGE);
 	/* Clearing the flag applies at the next access. */
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_RO), 0);
 	igt_assert_eq_u32(gpu_fill(vm, p + PAGE, 4, 7, NULL), 0);
 	igt_assert_eq_u32(*(uint32_t *)(p + PAGE), 7);
@@ -447,7 +429,7 @@ static void test_no_access(void)
 
 	compute_fill_pattern(p, size, 7);
 	check_copy(vm, dst, p, size);		/* mapped first */
-	igt_assert_eq(set_attr(vm, p + PAGE, PAGE, DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p + PAGE, PAGE, DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
 			       cd.info.device_id), 0);
 	expect_fault(gpu_copy(vm, dst, p, size, &fva), DRM_COMPUTE_FAULT_UNMAPPED, &fva, p + PAGE);
 	check_copy(vm, dst, p, PAGE);		/* the rest still is */
@@ -562,7 +544,7 @@ static void test_fork(void)
 
 		compute_open(&own);
 		/* The parent's VM mirrors another mm. */
-		igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 1),
+		igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 1),
 			      -EPERM);
 		cd = own;
 		cvm = svm_vm(&cd);
@@ -616,7 +598,7 @@ static void test_other_file(void)
 	uint32_t vm = svm_vm(&cd), ovm;
 	struct drm_compute_svm_attr a = { DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0 };
 
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
 	compute_open_file(&cd, &other);
 	/* The first file's VM id means nothing in the second. */
 	igt_assert_eq(onenode_svm_get_attr(&other.dev, vm, (uintptr_t)p, size, &a, 1),
@@ -636,19 +618,20 @@ static void test_attrs_dropped(void)
 	uint64_t size = 8 * PAGE;
 	uint8_t *p = anon(size);
 
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 2), 0);
 	igt_assert_eq(munmap(p + 2 * PAGE, 2 * PAGE), 0);
 	igt_assert(mmap(p + 2 * PAGE, 2 * PAGE, PROT_READ | PROT_WRITE,
 			MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == p + 2 * PAGE);
 	/* The remapped pages hold the defaults; the rest kept theirs. */
-	igt_assert_eq_u32(get_attr(vm, p + 2 * PAGE, 2 * PAGE,
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p + 2 * PAGE, 2 * PAGE,
 				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 9);
-	igt_assert_eq_u32(get_attr(vm, p, 2 * PAGE, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 2);
-	igt_assert_eq_u32(get_attr(vm, p + 4 * PAGE, 4 * PAGE,
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, 2 * PAGE, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 2);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p + 4 * PAGE, 4 * PAGE,
 				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 2);
 	/* A SET after the remap is not undone by the late clear. */
-	igt_assert_eq(set_attr(vm, p + 2 * PAGE, 2 * PAGE, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3), 0);
-	igt_assert_eq_u32(get_attr(vm, p + 2 * PAGE, 2 * PAGE,
+	igt_assert_eq(compute_svm_set(&cd, vm, p + 2 * PAGE, 2 * PAGE,
+				      DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3), 0);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p + 2 * PAGE, 2 * PAGE,
 				   DRM_COMPUTE_SVM_ATTR_GRANULARITY, 0), 3);
 	munmap(p, size);
 	compute_vm_destroy(&cd, vm);
@@ -726,7 +709,7 @@ static uint64_t pages_on_device(const uint8_t *p, uint64_t size)
 
 static void prefetch(uint32_t vm, void *p, uint64_t size, uint32_t where)
 {
-	int ret = set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, where);
+	int ret = compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, where);
 
 	igt_assert_f(ret == 0, "prefetch: %s\n", onenode_strerror(ret));
 }
@@ -740,7 +723,7 @@ static void test_prefetch_device(void)
 	compute_fill_pattern(p, size, 20);
 	prefetch(vm, p, size, id);
 	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
-	igt_assert_eq_u32(get_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0), id);
+	igt_assert_eq_u32(compute_svm_get(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, 0), id);
 	/* A queue reads it in place: it stays in device memory. */
 	memset(dst, 0, size);
 	igt_assert_eq_u32(gpu_copy(vm, dst, p, size, NULL), 0);
@@ -766,7 +749,7 @@ static void test_prefetch_sysmem(void)
 
 	compute_fill_pattern(p, size, 21);
 	/* Migrate in 16-page chunks: each comes back as a whole. */
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_GRANULARITY, 4), 0);
 	prefetch(vm, p, size, cd.info.device_id);
 	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
 	/* Back to system memory without a CPU access: the middle two chunks. */
@@ -792,7 +775,7 @@ static void test_preferred_device(void)
 
 	compute_fill_pattern(src, size, 22);
 	memset(p, 0, size);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
 			       cd.info.device_id), 0);
 	igt_assert_eq_u64(pages_on_device(p, size), 0);
 	/* The queue's fault moves the range it touches to the device. */
@@ -803,9 +786,9 @@ static void test_preferred_device(void)
 	igt_assert(compute_check_pattern(p, size, 22, NULL));
 
 	/* ACCESS_IN_PLACE for this device: preferred here, yet used where it is. */
-	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
 			       cd.info.device_id), 0);
-	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
+	igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
 			       cd.info.device_id), 0);
 	memset(p, 0, size);
 	igt_assert_eq_u32(gpu_copy(vm, p, src, size, NULL), 0);
@@ -920,16 +903,16 @@ static void test_two_devices(void)
 	check_copy(vm, dst, p, size);
 	cd = second;
 	check_copy(vm2, dst2, p, size);
-	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+	igt_assert_eq(compute_svm_set(&cd, vm2, p, size, DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
 			       first.info.device_id), -EINVAL);
 
 	/* NO_ACCESS for the second device, in its VM: only it faults. */
-	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id2), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm2, p, size, DRM_COMPUTE_SVM_ATTR_NO_ACCESS, id2), 0);
 	expect_fault(gpu_copy(vm2, dst2, p, size, &fva), DRM_COMPUTE_FAULT_UNMAPPED, &fva, p);
 	cd = first;
 	check_copy(vm, dst, p, size);
 	cd = second;
-	igt_assert_eq(set_attr(vm2, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id2), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm2, p, size, DRM_COMPUTE_SVM_ATTR_ACCESS, id2), 0);
 
 	/* In the first device's memory; the second's read brings it back. */
 	cd = first;
@@ -991,8 +974,8 @@ static void test_read_mostly(void)
 	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY,
 		      "the device does not honour GPU_READ_MOSTLY\n");
 	compute_fill_pattern(p, size, 40);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id), 0);
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, id), 0);
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY), 0);
 	igt_assert_eq_u64(copy_residency(vm, dst, p, size), 0);
 	/* A write of the device takes the range: writable, where preferred. */
@@ -1004,7 +987,7 @@ static void test_read_mostly(void)
 	/* Read again after the CPU's read: it stays with the CPU. */
 	igt_assert_eq_u64(copy_residency(vm, dst, p, size), 0);
 	/* Without the flag, the same read moves it. */
-	igt_assert_eq(set_attr(vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, p, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY), 0);
 	igt_assert_eq_u64(copy_residency(vm, dst, p, size), size / PAGE);
 	munmap(p, size);
@@ -1041,9 +1024,9 @@ static void test_always_mapped(void)
 		     "a copy of unmapped memory took no fault\n");
 
 	ahead = compute_svm_stat(&cd, "mapped_ahead");
-	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
-	igt_assert_eq(set_attr(vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
 	/* Two 2 MiB ranges each, mapped by SET_ATTR itself. */
 	igt_assert_eq(compute_svm_stat(&cd, "mapped_ahead"), ahead + 4);
@@ -1060,7 +1043,7 @@ static void test_always_mapped(void)
 	 * A work item maps them again; any SVM operation does so at once
 	 * (the driver's svm_sync), so that the count is exact here.
 	 */
-	get_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0);
+	compute_svm_get(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS, 0);
 	igt_assert_f(compute_svm_stat(&cd, "mapped_ahead") >= ahead + 3,
 		     "mapped ahead %" PRId64 " ranges after the invalidations, expected 3\n",
 		     compute_svm_stat(&cd, "mapped_ahead") - ahead);
@@ -1069,7 +1052,7 @@ static void test_always_mapped(void)
 	igt_assert_eq(compute_svm_stat(&cd, "faults"), faults);
 
 	/* Cleared: the next invalidation leaves the range to fault. */
-	igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
 	faults = compute_svm_stat(&cd, "faults");
 	check_copy(vm, dst, src, size);
@@ -1096,14 +1079,14 @@ static void test_race_always_mapped(void)
 
 	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED,
 		      "the device does not honour GPU_ALWAYS_MAPPED\n");
-	igt_assert_eq(set_attr(vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	igt_assert_eq(compute_svm_set(&cd, vm, dst, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 			       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
 	while (compute_now_ns() < end) {
 		static struct compute_queue busy;
 		uint64_t value;
 
 		compute_fill_pattern(src, size, 42);
-		igt_assert_eq(set_attr(vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+		igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
 				       DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), 0);
 		value = busy_start(&busy, vm, dst, src, size);
 		igt_assert_eq(mprotect(src, size, PROT_READ), 0);
