@@ -283,11 +283,16 @@ static void test_unsaved(void)
 	compute_unmap(&f, vm, COMPUTE_BUF_VA(0), COMPUTE_PAGE);
 	expect_unsaved(&f, 0);
 
-	/* An exported buffer. */
+	/*
+	 * An exported buffer: not saved while its dma-buf is held (here by an
+	 * fd); once only the file's PRIME cache holds it, it is (no one could
+	 * tell the restored buffer, which has no dma-buf yet).
+	 */
 	a = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
 	dmabuf = compute_prime_fd(&f, a);
 	expect_unsaved(&f, 1);
 	close(dmabuf);
+	expect_unsaved(&f, 0);
 	compute_bo_close(&f, a);
 	expect_unsaved(&f, 0);
 

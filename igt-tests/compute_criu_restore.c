@@ -309,10 +309,26 @@ static void test_bad_entries(void)
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
 	b.mmap_offset = 0;
-	b.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P;
+	/*
+	 * Export flags: two, an unknown one, a placement the flag does not
+	 * allow, or a device without export.
+	 */
+	b.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P | DRM_COMPUTE_BO_EXPORT_HOST_ONLY;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.flags = 1u << 20;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.flags = DRM_COMPUTE_BO_EXPORT_REQUIRE_P2P;
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n),
-		      -EOPNOTSUPP);
+		      cd.info.features & DRM_COMPUTE_FEATURE_P2P_EXPORT ? -EINVAL : -EOPNOTSUPP);
+	b.flags = DRM_COMPUTE_BO_EXPORT_PREFER_P2P;
+	b.placement = 1ull << 40;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_BOS, &b, &n), -EINVAL);
+	b.flags = 0;
+	b.placement = DRM_COMPUTE_PLACEMENT_SYSTEM;
 	/* Writes outside a buffer, or to one the file lacks. */
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 3, COMPUTE_PAGE, &byte, 1), -EINVAL);
 	igt_assert_eq(onenode_criu_write_bo(&f.dev, 9, 0, &byte, 1), -ENOENT);
@@ -910,6 +926,100 @@ static void test_bad_svm_ranges(void)
 	munmap(p, MIB);
 }
 
+/* The P2P report of @handle in @f: its flag, where it is, how often it moved. */
+static void export_report(const struct compute_dev *f, uint32_t handle, uint32_t flags,
+			  uint64_t placement, uint32_t moves)
+{
+	struct drm_compute_p2p_report r;
+
+	igt_assert_eq(onenode_p2p_report(&f->dev, handle, &r, NULL, 0), 0);
+	igt_assert_eq_u32(r.export_flags, flags);
+	igt_assert_eq_u64(r.placement, placement);
+	igt_assert_eq_u32(r.moves, moves);
+}
+
+/*
+ * Buffers made for export whose dma-buf, if any, only the file's own PRIME
+ * cache holds: saved with their flag and made again with it. A PREFER_P2P
+ * buffer that a static importer (vgem) moved to system memory, then let
+ * go (its fd closed too), is listed there, and starts in device memory
+ * again after the restore, its bytes intact, for its next importer to
+ * decide; a HOST_ONLY one stays in system memory. While an fd holds its
+ * dma-buf, the buffer is not saved.
+ */
+static void test_export_flags(void)
+{
+	const uint64_t size = 5 * COMPUTE_PAGE;
+	uint32_t h[2], flags[2] = { DRM_COMPUTE_BO_EXPORT_PREFER_P2P,
+				    DRM_COMPUTE_BO_EXPORT_HOST_ONLY };
+	uint64_t place[2] = { DRM_COMPUTE_PLACEMENT_VRAM, DRM_COMPUTE_PLACEMENT_SYSTEM };
+	int vgem = compute_open_vgem(), fd;
+	struct drm_compute_criu_info info;
+	struct image img = {};
+	struct compute_dev f, g;
+	uint32_t moved = 0;
+	uint8_t *p;
+
+	igt_require_f(cd.info.features & DRM_COMPUTE_FEATURE_P2P_EXPORT, "P2P export\n");
+	igt_require_f(compute_has_placement(&cd, DRM_COMPUTE_PLACEMENT_VRAM), "VRAM\n");
+	compute_open_file(&cd, &f);
+	for (int i = 0; i < 2; i++) {
+		igt_assert_eq(onenode_bo_create_export(&f.dev, size, place[i], flags[i], &h[i]), 0);
+		p = compute_bo_map(&f, h[i], size);
+		for (uint64_t j = 0; j < size; j++)
+			p[j] = (uint8_t)(i * 101u + j * 7u + (j >> 12));
+		munmap(p, size);
+	}
+	if (vgem >= 0) {
+		uint32_t imp;
+
+		/* vgem cannot take peer memory: the PREFER_P2P buffer moves. */
+		fd = compute_prime_fd(&f, h[0]);
+		igt_assert_eq(drmPrimeFDToHandle(vgem, fd, &imp), 0);
+		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
+		close(fd);
+		moved = 1;
+	} else {
+		igt_info("no vgem: the PREFER_P2P buffer was not moved before the checkpoint\n");
+	}
+	export_report(&f, h[0], flags[0], moved ? DRM_COMPUTE_PLACEMENT_SYSTEM : place[0], moved);
+	igt_assert_eq(onenode_criu_info(&f.dev, &info), 0);
+	igt_assert_eq_u32(info.unsaved, 0);
+	/* Exported once, its dma-buf held only by the file's PRIME cache. */
+	igt_assert_eq_u32(info.exports, moved);
+
+	checkpoint(&f, &img);
+	igt_assert_eq_u32(img.nbos, 2);
+	for (int i = 0; i < 2; i++) {
+		igt_assert_eq_u32(img.bos[i].handle, h[i]);
+		igt_assert_eq_u32(img.bos[i].flags, flags[i]);
+	}
+	igt_assert_eq_u64(img.bos[0].placement,
+			  moved ? DRM_COMPUTE_PLACEMENT_SYSTEM : DRM_COMPUTE_PLACEMENT_VRAM);
+	igt_assert_eq_u64(img.bos[1].placement, DRM_COMPUTE_PLACEMENT_SYSTEM);
+
+	compute_open_file(&cd, &g);
+	igt_assert_eq(restore(&g, &img), 0);
+	for (int i = 0; i < 2; i++) {
+		export_report(&g, h[i], flags[i], place[i], 0);
+		p = compute_bo_map(&g, h[i], size);
+		igt_assert_f(!memcmp(p, img.data[i], size), "handle %u: contents differ\n", h[i]);
+		munmap(p, size);
+	}
+	/* While an fd holds its dma-buf, it is not saved; closed, it is. */
+	fd = compute_prime_fd(&g, h[0]);
+	igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
+	igt_assert_eq_u32(info.unsaved, 1);
+	close(fd);
+	igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
+	igt_assert_eq_u32(info.unsaved, 0);
+	image_free(&img);
+	compute_close(&g);
+	compute_close(&f);
+	if (vgem >= 0)
+		close(vgem);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
@@ -1104,6 +1214,14 @@ igt_main
 		     "END) leaves no buffer and no memory behind.");
 	igt_subtest("given-up")
 		test_given_up();
+
+	igt_describe("Buffers made for export whose dma-buf only the file's PRIME "
+		     "cache holds: listed with their flag, restored with it, a "
+		     "PREFER_P2P buffer moved to system memory by vgem back in "
+		     "device memory with its bytes; while an fd holds the dma-buf, "
+		     "not saved.");
+	igt_subtest("export-flags")
+		test_export_flags();
 
 	igt_describe("An unknown op, each flag bit, each reserved word and "
 		     "fields the op does not use: -EINVAL, the argument "

@@ -11,9 +11,9 @@
  * result file.
  *
  * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer,
- * which it exports once (a PRIME fd, closed at once), a GPU VM and a user
- * queue (whose CPU mappings it then drops); the kernel cannot save an
- * exported buffer: the dump must fail. When woken it then also checks that
+ * which it exports (a PRIME fd it keeps open), a GPU VM and a user queue
+ * (whose CPU mappings it then drops); the kernel cannot save a buffer whose
+ * dma-buf something beside the file holds: the dump must fail. When woken it then also checks that
  * they still exist, that the kernel still counts them for it as the file's
  * owner (DRM_COMPUTE_OP_CRIU_INFO), i.e. that criu's calls on the file did
  * not take it over, and that its queue is no longer suspended: the plugin
@@ -622,11 +622,14 @@ int main(int argc, char **argv)
 		int dmabuf = -1;
 
 		ret = onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &bo);
-		/* Exported once: the kernel cannot save it (the fd need not stay). */
+		/*
+		 * Exported, the dma-buf fd kept for the task's life: the kernel
+		 * cannot save the buffer (closed, it could: only the file's PRIME
+		 * cache would hold the dma-buf). The fd comes after the render
+		 * node's, so criu reaches the render node first.
+		 */
 		if (!ret && drmPrimeHandleToFD(dev.fd, bo, DRM_CLOEXEC, &dmabuf))
 			ret = -errno;
-		if (dmabuf >= 0)
-			close(dmabuf);
 		if (!ret)
 			ret = onenode_vm_create_flags(&dev, 0, &vm);
 		if (!ret)

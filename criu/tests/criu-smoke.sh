@@ -20,8 +20,9 @@
 #   dump-fails        the plugin fails the dump (ONENODE_CRIU_FAULT=dump):
 #                     criu fails, the task keeps running and still passes
 #   dump-refuses-objects
-#                     the task holds a buffer it exported once, a GPU VM and a
-#                     user queue; the kernel cannot save an exported buffer
+#                     the task holds a buffer it exported (keeping the
+#                     dma-buf fd), a GPU VM and a user queue; the kernel
+#                     cannot save a buffer whose dma-buf the task holds
 #                     yet: the plugin pauses the file
 #                     (the queue suspended), the dump fails with the kernel's
 #                     counts, the plugin resumes the file, and the task keeps

@@ -5,9 +5,11 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
+#include <linux/fs.h>
 #include <linux/export.h>
 #include <linux/idr.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uio.h>
@@ -377,19 +379,28 @@ void drm_compute_bo_criu_fini(struct drm_compute_file *cfile)
  * @obj: a GEM object with a handle in a file of @cdev
  *
  * A buffer of this device the driver can save (&drm_compute_ops
- * .bo_criu_placement), not made for export and not exported: exports and
- * imports are not saved yet.
+ * .bo_criu_placement), not an import, whose dma-buf, if it was ever
+ * exported, nothing holds but the GEM object and the file's own PRIME
+ * cache (two references): no fd, no importer, no other file, so no one
+ * can tell the restored buffer, which has no dma-buf yet, from this one.
+ * A buffer made for export is made again with its flag. Dma-bufs
+ * something else holds, and imports, are not saved yet.
  *
- * Context: any; does not sleep.
+ * Context: any; does not sleep. &drm_gem_object.dma_buf must stay: the
+ * caller holds &drm_device.object_name_lock, or &drm_file.table_lock with
+ * @obj's handle in the table (the dma-buf then lives until the handle is
+ * gone).
  *
  * Returns: true when it can be saved.
  */
 bool drm_compute_bo_criu_savable(struct drm_compute_device *cdev,
 				 struct drm_gem_object *obj)
 {
+	struct dma_buf *dmabuf = READ_ONCE(obj->dma_buf);
+
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_CRIU) ||
 	    obj->dev != cdev->drm || drm_gem_is_imported(obj) ||
-	    READ_ONCE(obj->dma_buf) || bo_export_state(cdev, obj))
+	    (dmabuf && file_count(dmabuf->file) > 2))
 		return false;
 	return cdev->ops->bo_criu_placement(obj) != 0;
 }
@@ -423,8 +434,10 @@ int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
 	if (ret)
 		return ret;
 	for (i = 0; i < min(n, args->count); i++) {
+		struct drm_compute_p2p_export *exp = bo_export_state(cfile->cdev, objs[i]);
 		struct drm_compute_criu_bo e = {
 			.handle = handles[i],
+			.flags = exp ? exp->flags : 0,
 			.size = objs[i]->size,
 			.placement = cfile->cdev->ops->bo_criu_placement(objs[i]),
 			.mmap_offset = bo_mmap_offset(objs[i]),
@@ -442,6 +455,48 @@ int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
 	return ret;
 }
 
+/*
+ * drm_compute_bo_criu_copy() for a buffer made for export: through a kernel
+ * buffer, the driver's copy under the reservation, the caller's memory
+ * touched without it.
+ */
+static int bo_criu_copy_locked(struct drm_compute_device *cdev,
+			       struct drm_gem_object *obj, u64 offset, u64 size,
+			       u64 ptr, int dir)
+{
+	void __user *user = u64_to_user_ptr(ptr);
+	size_t len, chunk = min_t(u64, size, SZ_64K);
+	struct iov_iter iter;
+	struct kvec kv;
+	void *buf;
+	int ret = 0;
+
+	buf = kvmalloc(chunk, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	while (size && !ret) {
+		len = min_t(u64, size, chunk);
+		kv = (struct kvec){ .iov_base = buf, .iov_len = len };
+		if (dir == ITER_SOURCE && copy_from_user(buf, user, len)) {
+			ret = -EFAULT;
+			break;
+		}
+		iov_iter_kvec(&iter, dir, &kv, 1, len);
+		ret = dma_resv_lock_interruptible(obj->resv, NULL);
+		if (ret)
+			break;
+		ret = cdev->ops->bo_criu_copy(obj, offset, &iter);
+		dma_resv_unlock(obj->resv);
+		if (!ret && dir == ITER_DEST && copy_to_user(user, buf, len))
+			ret = -EFAULT;
+		user += len;
+		offset += len;
+		size -= len;
+	}
+	kvfree(buf);
+	return ret;
+}
+
 /**
  * drm_compute_bo_criu_copy - copy a buffer's contents out (checkpoint) or in
  * (restore)
@@ -453,7 +508,11 @@ int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
  * @dir: ITER_DEST to read the buffer into @ptr, ITER_SOURCE to write it
  *
  * The bytes go straight between the buffer and the caller's pages
- * (&drm_compute_ops.bo_criu_copy), in the pieces the caller asks for.
+ * (&drm_compute_ops.bo_criu_copy), in the pieces the caller asks for. A
+ * buffer made for export can move under its reservation (a new importer),
+ * so it is copied in 64 KiB pieces through a kernel buffer, each under the
+ * reservation, never while the caller's memory is faulted in (which may
+ * be a mapping of this very buffer).
  *
  * Context: process; &drm_compute_file.criu_lock held, no other helper
  * lock (the copy may fault the caller's memory in).
@@ -479,8 +538,13 @@ int drm_compute_bo_criu_copy(struct drm_compute_file *cfile, u32 handle,
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!drm_compute_bo_criu_savable(cfile->cdev, obj)) {
-		ret = -EOPNOTSUPP;
+	mutex_lock(&obj->dev->object_name_lock);
+	ret = drm_compute_bo_criu_savable(cfile->cdev, obj) ? 0 : -EOPNOTSUPP;
+	mutex_unlock(&obj->dev->object_name_lock);
+	if (ret)
+		goto out;
+	if (bo_export_state(cfile->cdev, obj)) {
+		ret = bo_criu_copy_locked(cfile->cdev, obj, offset, size, ptr, dir);
 		goto out;
 	}
 	ret = import_ubuf(dir, u64_to_user_ptr(ptr), size, &iter);
@@ -521,17 +585,28 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
 			       struct drm_compute_criu_bo *e)
 {
 	struct drm_compute_bo_create create = {
+		.flags = e->flags,
 		.size = e->size,
 		.placement = e->placement,
 	};
 	struct drm_gem_object *obj;
 	int ret;
 
-	if (e->flags)
-		return -EOPNOTSUPP;
 	/* Handles are idr ids: 1 to INT_MAX. */
 	if (!e->handle || e->handle >= INT_MAX || e->mmap_offset || e->reserved)
 		return -EINVAL;
+	/*
+	 * A buffer made for export starts where its flag puts it, as at
+	 * BO_CREATE; its next importer decides again where it goes. Where
+	 * it was at the checkpoint (a PREFER_P2P buffer moved to system
+	 * memory for an importer) must be a place the flag allows.
+	 */
+	if (e->flags == DRM_COMPUTE_BO_EXPORT_PREFER_P2P) {
+		if (e->placement != DRM_COMPUTE_PLACEMENT_VRAM &&
+		    e->placement != DRM_COMPUTE_PLACEMENT_SYSTEM)
+			return -EINVAL;
+		create.placement = DRM_COMPUTE_PLACEMENT_VRAM;
+	}
 	ret = drm_compute_bo_create_ioctl(cfile, &create);
 	if (ret)
 		return ret;

@@ -32,8 +32,9 @@
  * and SVM attribute ranges, and, of those, the objects the device cannot
  * save (&drm_compute_criu_info.unsaved): every one without
  * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues the device cannot
- * restore, exported and imported buffers, mappings of a buffer the file has no handle to, and
- * what the driver's own ioctls made that the helper cannot see
+ * restore, buffers with a dma-buf (exported) and imported ones, mappings
+ * of a buffer the file has no handle to, and what the driver's own ioctls
+ * made that the helper cannot see
  * (&drm_compute_ops.file_criu_unsaved).
  * The kernel decides this, not the tool.
  *
@@ -108,14 +109,17 @@
  * file is paused, so no restored queue runs on an address space being
  * rebuilt.
  *
- * Not saved yet: exported and imported buffers. A
- * driver gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks
- * of &struct drm_compute_ops.
+ * A buffer made for export (a DRM_COMPUTE_BO_EXPORT_* flag) is saved while
+ * it has no dma-buf, and made again with its flag; its next importer
+ * decides its placement again. Not saved yet: dma-bufs (a buffer exported
+ * to one) and imported buffers. A driver gets %DRM_COMPUTE_FEATURE_CRIU by
+ * implementing the CRIU callbacks of &struct drm_compute_ops.
  *
  * Locking: the checkpoint and restore ops run under
  * &drm_compute_file.criu_lock; a buffer's contents are copied with no other
- * helper lock held, as the copy may fault the tool's memory in (the
- * driver's buffer keeps its pages while it is not an export). The GEM
+ * helper lock held, as the copy may fault the tool's memory in (a buffer
+ * made for export, which can move, goes through a kernel buffer, each
+ * piece under its reservation). The GEM
  * handle table is walked under &drm_file.table_lock; VMs
  * and queues are counted from their id tables (RCU), and each SVM VM's
  * attribute ranges under its &drm_compute_vm_svm.lock, with a reference on

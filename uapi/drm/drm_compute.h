@@ -1512,8 +1512,12 @@ struct drm_compute_criu_bo {
 	/** @handle: the buffer's GEM handle in its file. */
 	__u32 handle;
 	/**
-	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with; 0 (a
-	 * buffer made for export is not saved yet).
+	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with, or 0. A
+	 * buffer made for export is saved while it has no dma-buf; a restore
+	 * makes it again with its flag, where the flag puts a new buffer
+	 * (%DRM_COMPUTE_PLACEMENT_VRAM for PREFER_P2P even when @placement
+	 * says it had moved to system memory), and its next importer decides
+	 * its placement again, reported by %DRM_COMPUTE_OP_P2P_REPORT.
 	 */
 	__u32 flags;
 	/** @size: bytes. */

@@ -413,8 +413,10 @@ u64 vcompute_bo_criu_placement(struct drm_gem_object *obj)
 
 /**
  * vcompute_bo_criu_copy - &drm_compute_ops.bo_criu_copy
- * @obj: a buffer the helper may save: not made for export, so its pages
- *	 stay the same from creation to free (DOC: Buffers) and need no lock
+ * @obj: a buffer the helper may save; one made for export can move, and
+ *	 the helper holds its reservation, under which its pages stay put
+ *	 (vcompute_p2p.c); any other keeps its pages from creation to free
+ *	 (DOC: Buffers) and needs no lock
  * @offset: byte offset into the buffer
  * @iter: the checkpoint tool's memory
  *
@@ -431,7 +433,9 @@ int vcompute_bo_criu_copy(struct drm_gem_object *obj, u64 offset,
 	size_t len, done;
 	struct page *page;
 
-	if (WARN_ON_ONCE(vcompute_bo_is_export(obj) || !bo->pages))
+	if (vcompute_bo_is_export(obj))
+		dma_resv_assert_held(obj->resv);
+	if (WARN_ON_ONCE(!bo->pages))
 		return -EINVAL;
 	while (iov_iter_count(iter)) {
 		page = bo->pages[offset >> PAGE_SHIFT];

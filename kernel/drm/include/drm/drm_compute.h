@@ -425,11 +425,13 @@ struct drm_compute_ops {
 	 * a checkpoint (an ITER_DEST iterator over the caller's memory), into
 	 * it for a restore (ITER_SOURCE). The helper checked the range
 	 * against the buffer's size, holds a reference on @obj, and no queue
-	 * of the file runs (paused or restoring). Copy straight between the
-	 * buffer's memory and @iter where the CPU reaches it; a driver whose
-	 * memory it does not reach copies through the device in bounded,
-	 * fenced chunks. Returns 0, -EFAULT when @iter's memory cannot be
-	 * reached, or the driver's error.
+	 * of the file runs (paused or restoring). For a buffer made for
+	 * export, whose memory can move, the helper holds @obj's reservation
+	 * and @iter is a kernel buffer of at most 64 KiB. Copy straight
+	 * between the buffer's memory and @iter where the CPU reaches it; a
+	 * driver whose memory it does not reach copies through the device in
+	 * bounded, fenced chunks. Returns 0, -EFAULT when @iter's memory
+	 * cannot be reached, or the driver's error.
 	 */
 	int (*bo_criu_copy)(struct drm_gem_object *obj, u64 offset,
 			    struct iov_iter *iter);
