@@ -316,7 +316,7 @@ prepare_kernel() {
 	host_install patch git
 	fetch_kernel
 	local pristine=$CACHE/work/src/linux-$KVER.pristine stage=$CACHE/work/src/series-stage
-	local list=$KSRC.series-files new f
+	local list=$KSRC.series-files new old f
 	if [ "$(cat "$KSRC.base" 2>/dev/null)" != "$KVER series" ] || [ ! -f "$KSRC/Makefile" ]; then
 		log "making a working copy of linux-$KVER (a first build takes ~20 min on 2 cores)"
 		rm -rf "$KSRC" "$list" "$KSRC.series" "$KSRC.overlay"
@@ -333,13 +333,18 @@ prepare_kernel() {
 		cp "$pristine/$f" "$stage/$f"
 	done <"$new"
 	apply_series "$SERIES_OUT" "$stage"
-	if [ -f "$list" ]; then
-		while read -r f; do
-			grep -qxF "$f" "$new" && continue
-			rm -f "$KSRC/$f"
-			if [ -f "$pristine/$f" ]; then cp "$pristine/$f" "$KSRC/$f"; fi
-		done <"$list"
-	fi
+	# The list names every file that may differ from pristine before any
+	# changes, so that a run cut short leaves none behind for the next.
+	old=$(mktemp)
+	if [ -f "$list" ]; then cp "$list" "$old"; fi
+	sort -u "$old" "$new" >"$list.tmp"
+	mv "$list.tmp" "$list"
+	while read -r f; do
+		grep -qxF "$f" "$new" && continue
+		rm -f "$KSRC/$f"
+		if [ -f "$pristine/$f" ]; then cp "$pristine/$f" "$KSRC/$f"; fi
+	done <"$old"
+	rm -f "$old"
 	while read -r f; do
 		cmp -s "$stage/$f" "$KSRC/$f" && continue
 		mkdir -p "$(dirname "$KSRC/$f")"

@@ -31,8 +31,9 @@ project_kernel_files() {
 series_entries() {
 	local line
 	while IFS= read -r line; do
+		# Blank lines (spaces only) and comments, indented or not, say nothing.
+		[[ $line =~ ^[[:space:]]*(#|$) ]] && continue
 		case $line in
-		'' | '#'*) ;;
 		series\ *) echo "S ${line#series }" | sed 's/ needs / /' ;;
 		[[:space:]]*) echo "F $(echo "$line" | tr -d '[:space:]')" ;;
 		*) echo "P $line" ;;
@@ -44,8 +45,8 @@ series_entries() {
 # to the "---" line).
 patch_message() {
 	awk 'NR == 1 && !/^From: / { exit 1 }
-		!hdr && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); print; next }
-		!hdr && /^$/ { hdr = 1; print; next }
+		!hdr && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); print; subj = 1; next }
+		!hdr && /^$/ { if (!subj) exit 1; hdr = 1; print; next }
 		hdr && /^---$/ { exit }
 		hdr { print }' "$1" || die "$1: not a patch with From:, Subject: and a message"
 }
@@ -53,7 +54,9 @@ patch_message() {
 # sgit ARGS: git with no user or system configuration (the output must not
 # depend on who runs it) and the series' author and date.
 sgit() {
-	GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=/nonexistent \
+	env -u GIT_DIR -u GIT_WORK_TREE -u GIT_INDEX_FILE -u GIT_CONFIG_PARAMETERS \
+		-u GIT_CONFIG_COUNT -u GIT_OBJECT_DIRECTORY XDG_CONFIG_HOME=/nonexistent \
+		GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME=/nonexistent \
 		GIT_AUTHOR_NAME=onenode GIT_AUTHOR_EMAIL=onenode@users.noreply.invalid \
 		GIT_COMMITTER_NAME=onenode GIT_COMMITTER_EMAIL=onenode@users.noreply.invalid \
 		GIT_AUTHOR_DATE="$SERIES_DATE" GIT_COMMITTER_DATE="$SERIES_DATE" git "$@"
@@ -68,9 +71,18 @@ sgit() {
 make_series() {
 	local out=$1 g=$CACHE/work/series.git pristine=$CACHE/work/src/linux-$KVER.pristine
 	local kind arg rest name="" pending="" f p n tip prev seen
-	SERIES_DATE=$(git -C "$ONENODE_SRC" log -1 --format=%cI 2>/dev/null || echo 2026-01-01T00:00:00+00:00)
+	# The date of the last commit that changed what the series is made of,
+	# so that other commits leave it the same (a checkout owned by another
+	# user is read all the same).
+	SERIES_DATE=2026-01-01T00:00:00+00:00
+	if [ -e "$ONENODE_SRC/.git" ]; then
+		SERIES_DATE=$(git -c safe.directory="$ONENODE_SRC" -C "$ONENODE_SRC" log -1 --format=%cI \
+			-- kernel uapi) || die "git log in $ONENODE_SRC failed"
+		[ -n "$SERIES_DATE" ] || SERIES_DATE=2026-01-01T00:00:00+00:00
+	fi
 	rm -rf "$g" "$out"
 	mkdir -p "$g" "$out"
+	: >"$out/series"
 	sgit -C "$g" init -q
 	# The base: pristine copies of every upstream file a patch edits.
 	while read -r kind arg; do
@@ -103,11 +115,17 @@ make_series() {
 			-o "$out/$name" "$prev..$tip" >/dev/null
 		if [ "$n" -gt 1 ]; then
 			# The cover's first line is its subject, the rest its text.
+			# (No sub(): an & in the subject would stand for the match.)
 			awk -v c="$ONENODE_SRC/kernel/patches/$name/cover" '
-				/\*\*\* SUBJECT HERE \*\*\*/ { getline s < c; sub(/\*\*\* SUBJECT HERE \*\*\*/, s) }
-				/^\*\*\* BLURB HERE \*\*\*$/ { getline s < c; while ((getline s < c) > 0) print s; next }
+				(i = index($0, "*** SUBJECT HERE ***")) {
+					getline s < c
+					$0 = substr($0, 1, i - 1) s substr($0, i + 20)
+				}
+				/^\*\*\* BLURB HERE \*\*\*$/ { while ((getline s < c) > 0) print s; next }
 				{ print }' "$out/$name/0000-cover-letter.patch" >"$out/$name/cover.tmp"
 			mv "$out/$name/cover.tmp" "$out/$name/0000-cover-letter.patch"
+			! grep -q '\*\*\* .* HERE \*\*\*' "$out/$name/0000-cover-letter.patch" ||
+				die "the cover letter of series $name kept a placeholder"
 		fi
 		for f in "$out/$name"/[0-9]*.patch; do
 			f=${f##*/}
@@ -128,15 +146,22 @@ make_series() {
 		S)
 			series_commit
 			finish_series
+			grep -qx "# series $arg\( .*\)\?" "$out/series" && die "kernel/patches/series: series $arg twice"
+			for f in $rest; do
+				grep -qx "# series $f\( .*\)\?" "$out/series" ||
+					die "kernel/patches/series: series $arg needs $f, which does not come before it"
+			done
 			name=$arg
 			echo "# series $name${rest:+ (needs $rest)}" >>"$out/series" ;;
 		P)
 			series_commit
 			[ -n "$name" ] || die "kernel/patches/series: $arg before any 'series' line"
 			p=$ONENODE_SRC/kernel/patches/$arg
-			if grep -q '^diff --git ' "$p"; then
-				sgit -C "$g" apply --index --whitespace=nowarn "$p" || die "kernel/patches/$arg does not apply"
-			fi
+			# Edits only: the build stages files by their path (prepare_kernel).
+			! grep -qE '^(deleted file mode|rename from|copy from) ' "$p" ||
+				die "kernel/patches/$arg deletes, renames or copies a file; the build cannot stage that"
+			sgit -C "$g" apply --index --allow-empty --whitespace=nowarn "$p" ||
+				die "kernel/patches/$arg does not apply"
 			patch_message "$p" >"$g.msg"
 			pending=$arg ;;
 		F)
@@ -172,7 +197,7 @@ apply_series() {
 	local p
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
-		patch -d "$2" -p1 -s -f --no-backup-if-mismatch <"$1/$p" >/dev/null ||
+		patch -d "$2" -p1 -s -f --fuzz=0 --no-backup-if-mismatch <"$1/$p" >/dev/null ||
 			die "the series does not apply: $p"
 	done <"$1/series"
 }
@@ -210,8 +235,9 @@ series_check() {
 		sgit -C "$g" checkout -q -f base
 		out=""
 		for f in $need $name; do
+			[ -s "$SERIES_OUT/$f/series" ] || die "series --check: no series $f in $SERIES_OUT"
 			mapfile -t list < <(sed "s|^|$SERIES_OUT/$f/|" "$SERIES_OUT/$f/series")
-			out+=$(sgit -C "$g" am -q --whitespace=nowarn "${list[@]}" 2>&1 |
+			out+=$(sgit -C "$g" am -q --whitespace=nowarn "${list[@]}" </dev/null 2>&1 |
 				grep -v '^warning: .*whitespace' || true)
 			# A failed am leaves its state behind for the next one.
 			[ -d "$g/.git/rebase-apply" ] && { out+=" (git am of $f failed)"; sgit -C "$g" am --abort; }
@@ -240,7 +266,7 @@ series_check() {
 		case $p in '' | '#'*) continue ;; esac
 		n=$((n + 1))
 		log "series --check: patch $n of $total, $p"
-		if ! patch -d "$tree" -p1 -s -f --no-backup-if-mismatch <"$SERIES_OUT/$p" >/dev/null; then
+		if ! patch -d "$tree" -p1 -s -f --fuzz=0 --no-backup-if-mismatch <"$SERIES_OUT/$p" >/dev/null; then
 			result FAIL "series/build/$p (does not apply)"
 			continue
 		fi
@@ -263,7 +289,7 @@ series_check() {
 	objs=$(sed -n "s|^drm-compute/|$SERIES_OUT/drm-compute/|p" "$SERIES_OUT/series" |
 		xargs grep -h '^diff --git a/drivers/gpu/drm/amd/amdgpu/[^ ]*\.c ' |
 		sed 's|^diff --git a/[^ ]* b/\(.*\)\.c$|\1.o|' | sort -u |
-		grep -v 'amdgpu_compute_svm\.o\|amdgpu_compute_pagemap\.o')  # built only with DRM_GPUSVM
+		grep -v 'amdgpu_compute_svm\.o\|amdgpu_compute_pagemap\.o' || true)  # built only with DRM_GPUSVM
 	in_tree "$T_CACHE/src/linux-check/scripts/config" --file "$o/.config" \
 		--disable DEVICE_PRIVATE --disable DRM_VCOMPUTE_SVM --disable DRM_GPUSVM
 	series_compile "$o" "$objs"
@@ -293,11 +319,18 @@ series_amdgpu_links() {
 		[ -f "$CACHE/work/build/series-check/$f" ] || out+=$'\n'"$f was not built"
 	done
 	[ -z "$out" ] || return 0
-	out=$(comm -23 \
-		<(for f in $objs; do nm "$CACHE/work/build/series-check/$f"; done |
-			awk '$1 == "U" && $2 ~ /^amdgpu_compute_/ { print $2 }' | sort -u) \
-		<(for f in $built; do nm --defined-only "$CACHE/work/build/series-check/$f"; done |
-			awk '$2 ~ /^[TDRB]$/ { print $3 }' | sort -u) |
+	# nm of the tree's binutils (the host may have none).
+	local undef defined
+	# shellcheck disable=SC2086 # one word per object
+	undef=$(in_tree bash -c 'cd "$1" && shift && nm "$@"' nm "$o" $objs |
+		awk '$1 == "U" && $2 ~ /^amdgpu_compute_/ { print $2 }' | sort -u)
+	defined=""
+	if [ -n "$built" ]; then
+		# shellcheck disable=SC2086 # one word per object
+		defined=$(in_tree bash -c 'cd "$1" && shift && nm --defined-only "$@"' nm "$o" $built |
+			awk '$2 ~ /^[TDRB]$/ { print $3 }' | sort -u)
+	fi
+	out=$(comm -23 <(printf '%s\n' "$undef" | grep . || true) <(printf '%s\n' "$defined") |
 		sed 's/^/undefined when amdgpu links: /')
 }
 
@@ -310,7 +343,7 @@ series_compile() {
 	out=$(in_tree make -s -C /onenode/cache/src/linux-check O="$o" olddefconfig 2>&1) || true
 	if [ -n "$objs" ]; then
 		# shellcheck disable=SC2086 # one word per object
-		out+=$(in_tree make -s -C /onenode/cache/src/linux-check O="$o" CC="ccache gcc" W=1 \
+		out+=$'\n'$(in_tree make -s -C /onenode/cache/src/linux-check O="$o" CC="ccache gcc" W=1 \
 			-j"$(jobs_n)" $objs 2>&1) || true
 	fi
 	out=$(printf '%s\n' "$out" | sed -E 's|^/onenode/cache/src/linux-check/||; s|^([^:]+):[0-9]+:[0-9]+: |\1: |' |
@@ -342,6 +375,9 @@ cmd_series() {
 		fetch_kernel
 		make_series "$SERIES_OUT"
 	fi
+	# Never remove what is not an earlier output of this command.
+	[ ! -e "$dir" ] || [ -f "$dir/series" ] ||
+		die "series: $dir exists and is not a series written by ./onenode series"
 	rm -rf "$dir"
 	mkdir -p "$(dirname "$dir")"
 	cp -r "$SERIES_OUT" "$dir"
