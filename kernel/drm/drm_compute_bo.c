@@ -5,8 +5,8 @@
 
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
-#include <linux/fs.h>
 #include <linux/export.h>
+#include <linux/fs.h>
 #include <linux/idr.h>
 #include <linux/mm.h>
 #include <linux/sizes.h>

@@ -32,9 +32,9 @@
  * and SVM attribute ranges, and, of those, the objects the device cannot
  * save (&drm_compute_criu_info.unsaved): every one without
  * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues the device cannot
- * restore, buffers with a dma-buf (exported) and imported ones, mappings
- * of a buffer the file has no handle to, and what the driver's own ioctls
- * made that the helper cannot see
+ * restore, buffers whose dma-buf something beside the file holds, imported
+ * ones, mappings of a buffer the file has no handle to, and what the
+ * driver's own ioctls made that the helper cannot see
  * (&drm_compute_ops.file_criu_unsaved).
  * The kernel decides this, not the tool.
  *
@@ -109,11 +109,13 @@
  * file is paused, so no restored queue runs on an address space being
  * rebuilt.
  *
- * A buffer made for export (a DRM_COMPUTE_BO_EXPORT_* flag) is saved while
- * it has no dma-buf, and made again with its flag; its next importer
- * decides its placement again. Not saved yet: dma-bufs (a buffer exported
- * to one) and imported buffers. A driver gets %DRM_COMPUTE_FEATURE_CRIU by
- * implementing the CRIU callbacks of &struct drm_compute_ops.
+ * A buffer whose dma-buf, if it was ever exported, nothing holds but the
+ * GEM object and the file's own PRIME cache is saved; one made for export
+ * (a DRM_COMPUTE_BO_EXPORT_* flag) is made again with its flag, and its
+ * next importer decides its placement again. Not saved yet: dma-bufs an
+ * fd, an importer or another file holds, and imported buffers. A driver
+ * gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks of
+ * &struct drm_compute_ops.
  *
  * Locking: the checkpoint and restore ops run under
  * &drm_compute_file.criu_lock; a buffer's contents are copied with no other

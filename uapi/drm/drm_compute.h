@@ -1513,8 +1513,9 @@ struct drm_compute_criu_bo {
 	__u32 handle;
 	/**
 	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with, or 0. A
-	 * buffer made for export is saved while it has no dma-buf; a restore
-	 * makes it again with its flag, where the flag puts a new buffer
+	 * buffer made for export is saved while nothing but its file holds
+	 * its dma-buf, if it has one; a restore makes it again with its
+	 * flag, where the flag puts a new buffer
 	 * (%DRM_COMPUTE_PLACEMENT_VRAM for PREFER_P2P even when @placement
 	 * says it had moved to system memory), and its next importer decides
 	 * its placement again, reported by %DRM_COMPUTE_OP_P2P_REPORT.
