@@ -327,11 +327,7 @@ prepare_kernel() {
 	rm -rf "$stage"
 	new=$(mktemp)
 	series_touched "$SERIES_OUT" >"$new"
-	while read -r f; do
-		[ -f "$pristine/$f" ] || continue
-		mkdir -p "$stage/$(dirname "$f")"
-		cp "$pristine/$f" "$stage/$f"
-	done <"$new"
+	stage_pristine "$stage" <"$new"
 	apply_series "$SERIES_OUT" "$stage"
 	# The list names every file that may differ from pristine before any
 	# changes, so that a run cut short leaves none behind for the next.

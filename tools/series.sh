@@ -62,6 +62,29 @@ sgit() {
 		GIT_AUTHOR_DATE="$SERIES_DATE" GIT_COMMITTER_DATE="$SERIES_DATE" git "$@"
 }
 
+# stage_pristine DIR: copy the pristine version of each path read from stdin
+# (one per line) into DIR; a path the pristine tree lacks (a new file) is
+# skipped.
+stage_pristine() {
+	local f pristine=$CACHE/work/src/linux-$KVER.pristine
+	while read -r f; do
+		[ -f "$pristine/$f" ] || continue
+		mkdir -p "$1/$(dirname "$f")"
+		cp "$pristine/$f" "$1/$f"
+	done
+}
+
+# base_repo DIR: a new git repository in DIR whose one commit, "Linux $KVER",
+# holds the pristine copies of the paths read from stdin (stage_pristine).
+base_repo() {
+	rm -rf "$1"
+	mkdir -p "$1"
+	sgit -C "$1" init -q
+	stage_pristine "$1"
+	sgit -C "$1" add -A
+	sgit -C "$1" commit -q -m "Linux $KVER"
+}
+
 # make_series OUT: write the series to OUT/NAME/ (format-patch files, a
 # cover letter for a series of more than one patch, a quilt-style `series`
 # file), and OUT/series, every patch in the order the build applies them.
@@ -69,7 +92,7 @@ sgit() {
 # patches edit, so blob ids in the index lines are those of a full tree.
 # Fails when a project file is in no patch or in two.
 make_series() {
-	local out=$1 g=$CACHE/work/series.git pristine=$CACHE/work/src/linux-$KVER.pristine
+	local out=$1 g=$CACHE/work/series.git
 	local kind arg rest name="" pending="" f p n tip prev seen
 	# The date of the last commit that changed what the series is made of,
 	# so that other commits leave it the same (a checkout owned by another
@@ -80,23 +103,16 @@ make_series() {
 			-- kernel uapi) || die "git log in $ONENODE_SRC failed"
 		[ -n "$SERIES_DATE" ] || SERIES_DATE=2026-01-01T00:00:00+00:00
 	fi
-	rm -rf "$g" "$out"
-	mkdir -p "$g" "$out"
+	rm -rf "$out"
+	mkdir -p "$out"
 	: >"$out/series"
-	sgit -C "$g" init -q
 	# The base: pristine copies of every upstream file a patch edits.
 	while read -r kind arg; do
 		[ "$kind" = P ] || continue
 		[ -f "$ONENODE_SRC/kernel/patches/$arg" ] || die "kernel/patches/series names $arg, which does not exist"
 	done < <(series_entries)
 	series_entries | sed -n "s|^P |$ONENODE_SRC/kernel/patches/|p" | xargs sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' |
-		sort -u | while read -r f; do
-		[ -f "$pristine/$f" ] || continue
-		mkdir -p "$g/$(dirname "$f")"
-		cp "$pristine/$f" "$g/$f"
-	done
-	sgit -C "$g" add -A
-	sgit -C "$g" commit -q -m "Linux $KVER"
+		sort -u | base_repo "$g"
 	prev=$(sgit -C "$g" rev-parse HEAD)
 	seen=$(mktemp)
 	# finish_series: format the commits since the last series' tip.
@@ -218,16 +234,7 @@ series_check() {
 	local tree=$CACHE/work/src/linux-check o=$T_CACHE/build/series-check
 	local name need p f out objs n=0 total list
 	# git am, series by series.
-	rm -rf "$g"
-	mkdir -p "$g"
-	sgit -C "$g" init -q
-	series_touched "$SERIES_OUT" | while read -r f; do
-		[ -f "$pristine/$f" ] || continue
-		mkdir -p "$g/$(dirname "$f")"
-		cp "$pristine/$f" "$g/$f"
-	done
-	sgit -C "$g" add -A
-	sgit -C "$g" commit -q -m "Linux $KVER"
+	series_touched "$SERIES_OUT" | base_repo "$g"
 	sgit -C "$g" tag base
 	while read -r _ name need; do
 		need=${need#(needs }
