@@ -103,7 +103,8 @@ static void test_list(void)
 	igt_assert_eq_u32(bos[1].handle, c);
 	igt_assert_eq_u64(bos[1].size, COMPUTE_PAGE);
 	igt_assert_eq_u64(bos[1].mmap_offset, 0);
-	igt_assert(!bos[0].flags && !bos[0].reserved && !bos[1].flags && !bos[1].reserved);
+	/* Neither is held by anything but this file: no share id. */
+	igt_assert(!bos[0].flags && !bos[0].share && !bos[1].flags && !bos[1].share);
 
 	n = 4;
 	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_VMS, vms, &n), 0);
@@ -211,7 +212,7 @@ static void test_unsaved(void)
 	uint32_t a, vm, svm, so, word = 1;
 	struct compute_queue q;
 	struct compute_dev f;
-	int dmabuf, timeline;
+	int dmabuf, timeline, vgem;
 
 	compute_open_file(&cd, &f);
 	expect_unsaved(&f, 0);
@@ -284,13 +285,27 @@ static void test_unsaved(void)
 	expect_unsaved(&f, 0);
 
 	/*
-	 * An exported buffer: not saved while its dma-buf is held (here by an
-	 * fd); once only the file's PRIME cache holds it, it is (no one could
-	 * tell the restored buffer, which has no dma-buf yet).
+	 * An exported buffer: saved while an fd holds its dma-buf (listed
+	 * with a share id, compute_criu_restore@shared), not while an
+	 * importer is attached, which would stay attached to this buffer and
+	 * not to the restored one (the pause refuses it too).
 	 */
 	a = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
 	dmabuf = compute_prime_fd(&f, a);
-	expect_unsaved(&f, 1);
+	expect_unsaved(&f, 0);
+	vgem = compute_open_vgem();
+	if (vgem >= 0) {
+		struct drm_compute_criu_info i;
+		uint32_t imp;
+
+		igt_assert_eq(drmPrimeFDToHandle(vgem, dmabuf, &imp), 0);
+		igt_assert_eq(onenode_criu_info(&f.dev, &i), 0);
+		igt_assert_eq_u32(i.unsaved, 1);
+		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
+		close(vgem);
+	} else {
+		igt_info("no vgem: a buffer with an importer not tried\n");
+	}
 	close(dmabuf);
 	expect_unsaved(&f, 0);
 	compute_bo_close(&f, a);
@@ -319,6 +334,100 @@ static void test_unsaved(void)
 	compute_close(&f);
 }
 
+static void test_dmabuf(void)
+{
+	struct drm_compute_criu_checkpoint args;
+	struct drm_compute_criu_share d, e;
+	struct drm_compute_criu_bo bo;
+	struct compute_dev f, g;
+	uint32_t a, b, n;
+	int fd, closed, vgem;
+
+	compute_open_file(&cd, &f);
+	compute_open_file(&cd, &g);
+	a = compute_bo(&f, 3 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	fd = compute_prime_fd(&f, a);
+
+	/* Any file, paused or not, names its buffer of the dma-buf. */
+	igt_assert_eq(onenode_criu_dmabuf(&f.dev, fd, &d), 0);
+	igt_assert_eq_u32(d.handle, a);
+	igt_assert_eq_u64(d.size, 3 * COMPUTE_PAGE);
+	igt_assert(d.share);
+	igt_assert_eq_u32(d.flags, 0);
+	igt_assert_eq_u32(d.files, 1);
+	igt_assert(!d.pad && !d.reserved);
+	/* Not in g until g imports it; then under g's handle, the same id. */
+	igt_assert_eq(onenode_criu_dmabuf(&g.dev, fd, &e), -ENOENT);
+	igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &b), 0);
+	igt_assert_eq(onenode_criu_dmabuf(&g.dev, fd, &e), 0);
+	igt_assert_eq_u32(e.handle, b);
+	igt_assert_eq_u64(e.share, d.share);
+	igt_assert_eq_u32(e.files, 2);
+	/* BO_SHARE says the same by handle, in each file. */
+	igt_assert_eq(onenode_criu_bo_share(&f.dev, a, &e), 0);
+	igt_assert(e.handle == a && e.share == d.share && e.files == 2 &&
+		   e.size == 3 * COMPUTE_PAGE);
+	igt_assert_eq(onenode_criu_bo_share(&g.dev, b, &e), 0);
+	igt_assert(e.handle == b && e.share == d.share && e.files == 2);
+	igt_assert_eq(onenode_criu_bo_share(&g.dev, b + 100, &e), -ENOENT);
+
+	/* The list names it by the same id; once the file alone holds it, by none. */
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	n = 1;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, &bo, &n), 0);
+	igt_assert_eq_u64(bo.share, d.share);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+	close(fd);
+	compute_bo_close(&g, b);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	n = 1;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, &bo, &n), 0);
+	igt_assert_eq_u64(bo.share, 0);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+
+	/* Not a dma-buf, no fd, another device's dma-buf. */
+	igt_assert_eq(onenode_criu_dmabuf(&f.dev, f.fd, &d), -EINVAL);
+	closed = dup(f.fd);
+	close(closed);
+	igt_assert_eq(onenode_criu_dmabuf(&f.dev, closed, &d), -EBADF);
+	vgem = compute_open_vgem();
+	if (vgem >= 0) {
+		struct drm_mode_create_dumb create = { .width = 64, .height = 16, .bpp = 32 };
+		int vfd;
+
+		igt_assert_eq(drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &create), 0);
+		igt_assert_eq(drmPrimeHandleToFD(vgem, create.handle, DRM_CLOEXEC, &vfd), 0);
+		igt_assert_eq(onenode_criu_dmabuf(&f.dev, vfd, &d), -ENOENT);
+		close(vfd);
+		close(vgem);
+	} else {
+		igt_info("no vgem: another device's dma-buf not tried\n");
+	}
+	/* Fields DMABUF and BO_SHARE do not use. */
+	fd = compute_prime_fd(&f, a);
+	for (int i = 0; i < 6; i++) {
+		memset(&args, 0, sizeof(args));
+		args.op = i < 3 ? DRM_COMPUTE_CRIU_CKPT_DMABUF : DRM_COMPUTE_CRIU_CKPT_BO_SHARE;
+		args.id = i < 3 ? (uint32_t)fd : a;
+		args.ptr = (uintptr_t)&d;
+		switch (i % 3) {
+		case 0: args.count = 1; break;
+		case 1: args.offset = 1; break;
+		default: args.size = 1; break;
+		}
+		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &args, sizeof(args),
+					-EINVAL);
+	}
+	memset(&args, 0, sizeof(args));
+	args.op = DRM_COMPUTE_CRIU_CKPT_DMABUF;
+	args.id = (uint32_t)fd;
+	args.ptr = 8;	/* unwritable */
+	igt_assert_eq(onenode_criu_checkpoint(&f.dev, &args), -EFAULT);
+	close(fd);
+	compute_close(&g);
+	compute_close(&f);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_checkpoint ok = { .op = DRM_COMPUTE_CRIU_CKPT_LIST_BOS }, bad;
@@ -331,7 +440,7 @@ static void test_invalid(void)
 	igt_assert_eq_u32(ok.count, 0);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 8, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_CKPT_BO_SHARE + 1, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
 					-EINVAL);
 	}
@@ -487,13 +596,20 @@ igt_main
 
 	igt_describe("A queue with a sync-object signal pending, a faulted "
 		     "queue, a sync object with a pending fence or shared "
-		     "through an fd, an exported buffer, an SVM VM and a mapping of a "
-		     "buffer without a handle count as unsaved (a queue alone "
+		     "through an fd, a buffer an importer is attached to, an SVM VM and a "
+		     "mapping of a buffer without a handle count as unsaved (a queue alone "
 		     "does not, where the device restores queues), and the "
 		     "kernel refuses to list a file holding any; gone, the "
 		     "file can be saved again.");
 	igt_subtest("unsaved")
 		test_unsaved();
+
+	igt_describe("DMABUF names the buffer of a dma-buf fd in any file that holds it, by "
+		     "the share id LIST_BOS gives it while it is shared, and BO_SHARE says "
+		     "the same by handle, counting the files; foreign dma-bufs, other fds, "
+		     "unknown handles and bad arguments are refused.");
+	igt_subtest("dmabuf")
+		test_dmabuf();
 
 	igt_describe("An unknown op, each flag bit, each reserved word, fields "
 		     "the op does not use, a file not paused: refused with the "

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,8 +86,11 @@ static void image_free(struct image *img)
 		free(img->data[i]);
 }
 
-/* Rebuild @img in @f, a fresh file; 0 or the first error. */
-static int restore(const struct compute_dev *f, struct image *img)
+/*
+ * Rebuild @img in @f, a fresh file, in restore session @session (0: none);
+ * 0 or the first error. A buffer the session had is not written again.
+ */
+static int restore_in(const struct compute_dev *f, struct image *img, uint64_t session)
 {
 	uint32_t n;
 	int ret;
@@ -94,13 +98,17 @@ static int restore(const struct compute_dev *f, struct image *img)
 	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL);
 	if (ret)
 		return ret;
-	for (uint32_t i = 0; i < img->nbos; i++)
+	for (uint32_t i = 0; i < img->nbos; i++) {
 		img->bos[i].mmap_offset = 0;
+		img->bos[i].flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+	}
 	n = img->nbos;
-	ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_BOS, img->bos, &n);
+	ret = onenode_criu_restore_bos(&f->dev, session, img->bos, &n);
 	if (ret)
 		return ret;
 	for (uint32_t i = 0; i < img->nbos; i++) {
+		if (img->bos[i].flags & DRM_COMPUTE_CRIU_BO_JOINED)
+			continue;
 		ret = onenode_criu_write_bo(&f->dev, img->bos[i].handle, 0, img->data[i],
 					    img->bos[i].size);
 		if (ret)
@@ -131,6 +139,11 @@ static int restore(const struct compute_dev *f, struct image *img)
 			return ret;
 	}
 	return onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
+}
+
+static int restore(const struct compute_dev *f, struct image *img)
+{
+	return restore_in(f, img, 0);
 }
 
 /* A file with holes in its handles and VM ids, patterns, split mappings. */
@@ -1006,18 +1019,213 @@ static void test_export_flags(void)
 		igt_assert_f(!memcmp(p, img.data[i], size), "handle %u: contents differ\n", h[i]);
 		munmap(p, size);
 	}
-	/* While an fd holds its dma-buf, it is not saved; closed, it is. */
+	/*
+	 * While an fd holds its dma-buf, it is saved (shared, @shared);
+	 * while an importer is attached, not.
+	 */
 	fd = compute_prime_fd(&g, h[0]);
 	igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
-	igt_assert_eq_u32(info.unsaved, 1);
-	close(fd);
-	igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
 	igt_assert_eq_u32(info.unsaved, 0);
+	if (vgem >= 0) {
+		uint32_t imp;
+
+		igt_assert_eq(drmPrimeFDToHandle(vgem, fd, &imp), 0);
+		igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
+		igt_assert_eq_u32(info.unsaved, 1);
+		igt_assert_eq(drmCloseBufferHandle(vgem, imp), 0);
+		igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
+		igt_assert_eq_u32(info.unsaved, 0);
+	}
+	close(fd);
 	image_free(&img);
 	compute_close(&g);
 	compute_close(&f);
 	if (vgem >= 0)
 		close(vgem);
+}
+
+/* Byte @i of the shared buffer's pattern. */
+static uint8_t shared_byte(uint64_t i)
+{
+	return (uint8_t)(i * 13u + (i >> 12) + 5u);
+}
+
+static void test_shared(void)
+{
+	const uint64_t size = 6 * COMPUTE_PAGE;
+	struct image ia, ib;
+	struct compute_dev f, g, s, f2, g2, h;
+	struct drm_compute_criu_bo e, keep;
+	uint64_t sid, other;
+	uint32_t a, b, b2, n;
+	uint8_t *p, *q;
+	int fd;
+
+	/* A buffer of f, imported by g: one object, two files. */
+	compute_open_file(&cd, &f);
+	compute_open_file(&cd, &g);
+	a = compute_bo(&f, size, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	p = compute_bo_map(&f, a, size);
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = shared_byte(i);
+	munmap(p, size);
+	fd = compute_prime_fd(&f, a);
+	igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &b), 0);
+	close(fd);
+	checkpoint(&f, &ia);
+	checkpoint(&g, &ib);
+	igt_assert_eq_u32(ia.nbos, 1);
+	igt_assert_eq_u32(ib.nbos, 1);
+	igt_assert(ia.bos[0].share);
+	igt_assert_eq_u64(ia.bos[0].share, ib.bos[0].share);
+	igt_assert_eq_u32(ib.bos[0].handle, b);
+
+	/* A session, kept by its own file for the whole restore. */
+	compute_open_file(&cd, &s);
+	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	igt_assert(sid);
+	igt_assert_eq(onenode_criu_session(&s.dev, &other), -EBUSY);
+
+	/* The first file makes the buffer, the second takes the same one. */
+	compute_open_file(&cd, &f2);
+	compute_open_file(&cd, &g2);
+	igt_assert_eq(restore_in(&f2, &ia, sid), 0);
+	igt_assert(!(ia.bos[0].flags & DRM_COMPUTE_CRIU_BO_JOINED));
+	igt_assert_eq(restore_in(&g2, &ib, sid), 0);
+	igt_assert(ib.bos[0].flags & DRM_COMPUTE_CRIU_BO_JOINED);
+	igt_assert_eq_u64(ib.bos[0].mmap_offset, ia.bos[0].mmap_offset);
+	p = compute_bo_map(&f2, a, size);
+	q = compute_bo_map(&g2, b, size);
+	for (uint64_t i = 0; i < size; i++)
+		igt_assert_f(p[i] == shared_byte(i) && q[i] == shared_byte(i),
+			     "byte %" PRIu64 " differs\n", i);
+	p[size - 1] ^= 0xff;
+	igt_assert_eq(q[size - 1], (uint8_t)~shared_byte(size - 1));
+	munmap(p, size);
+	munmap(q, size);
+	/* PRIME agrees: f2's dma-buf imports into g2 as g2's own handle. */
+	fd = compute_prime_fd(&f2, a);
+	igt_assert_eq(drmPrimeFDToHandle(g2.fd, fd, &b2), 0);
+	igt_assert_eq_u32(b2, b);
+	close(fd);
+
+	/* Shared entries without a session, in an unknown one, or not matching. */
+	compute_open_file(&cd, &h);
+	igt_assert_eq(onenode_criu_restore(&h.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	e = ia.bos[0];
+	e.flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+	e.mmap_offset = 0;
+	n = 1;
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, 0, &e, &n), -EINVAL);
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid + 1, &e, &n), -ENOENT);
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, 1ull << 40, &e, &n), -ENOENT);
+	e.size += COMPUTE_PAGE;
+	keep = e;
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, &e, &n), -EINVAL);
+	igt_assert(!memcmp(&e, &keep, sizeof(e)));
+	e.size -= COMPUTE_PAGE;
+	e.flags = DRM_COMPUTE_CRIU_BO_JOINED;
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, &e, &n), -EINVAL);
+	e.flags = 0;
+	/* All or nothing: the second fails, the first's join is taken back. */
+	{
+		struct drm_compute_criu_bo two[2] = { e, e };
+
+		two[1].handle = e.handle + 1;
+		two[1].size += COMPUTE_PAGE;
+		n = 2;
+		igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, two, &n), -EINVAL);
+		igt_assert(!(two[0].flags & DRM_COMPUTE_CRIU_BO_JOINED) && !two[0].mmap_offset);
+		/*
+		 * A buffer the failed call made leaves the session with it: sent
+		 * again, it is made again (to be written), not taken zeroed.
+		 */
+		two[0].share = ia.bos[0].share + 1;
+		n = 2;
+		igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, two, &n), -EINVAL);
+		n = 1;
+		igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, two, &n), 0);
+		igt_assert(!(two[0].flags & DRM_COMPUTE_CRIU_BO_JOINED) && two[0].mmap_offset);
+	}
+	compute_close(&h);
+
+	/* Closed with its file, the session is gone. */
+	compute_close(&s);
+	compute_open_file(&cd, &h);
+	igt_assert_eq(onenode_criu_restore(&h.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL), 0);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, &e, &n), -ENOENT);
+	compute_close(&h);
+
+	image_free(&ia);
+	image_free(&ib);
+	compute_close(&g2);
+	compute_close(&f2);
+	compute_close(&g);
+	compute_close(&f);
+}
+
+struct share_race {
+	const struct compute_dev *f;
+	struct drm_compute_criu_bo e;
+	uint64_t sid;
+	atomic_int *go;
+	int ret;
+};
+
+static void *share_racer(void *arg)
+{
+	struct share_race *r = arg;
+	uint32_t n = 1;
+
+	while (!atomic_load(r->go))
+		sched_yield();
+	r->ret = onenode_criu_restore_bos(&r->f->dev, r->sid, &r->e, &n);
+	return NULL;
+}
+
+static void test_shared_race(void)
+{
+	struct drm_compute_criu_bo e = {
+		.handle = 3, .size = 2 * COMPUTE_PAGE,
+		.placement = DRM_COMPUTE_PLACEMENT_SYSTEM, .share = 0x1234,
+	};
+	struct compute_dev s, f[4];
+	struct share_race r[4];
+	pthread_t t[4];
+	uint64_t off = 0;
+
+	compute_open_file(&cd, &s);
+	for (int round = 0; round < 16; round++) {
+		atomic_int go = 0;
+		int made = 0;
+		uint64_t sid;
+
+		/* A fresh session each round: the id is made once per session. */
+		compute_close(&s);
+		compute_open_file(&cd, &s);
+		igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+		for (int i = 0; i < 4; i++) {
+			compute_open_file(&cd, &f[i]);
+			igt_assert_eq(onenode_criu_restore(&f[i].dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN,
+							   NULL, NULL), 0);
+			r[i] = (struct share_race){ .f = &f[i], .e = e, .sid = sid, .go = &go };
+			igt_assert_eq(pthread_create(&t[i], NULL, share_racer, &r[i]), 0);
+		}
+		atomic_store(&go, 1);
+		for (int i = 0; i < 4; i++) {
+			pthread_join(t[i], NULL);
+			igt_assert_eq(r[i].ret, 0);
+			made += !(r[i].e.flags & DRM_COMPUTE_CRIU_BO_JOINED);
+			if (i)
+				igt_assert_eq_u64(r[i].e.mmap_offset, off);
+			off = r[i].e.mmap_offset;
+		}
+		igt_assert_eq(made, 1);
+		for (int i = 0; i < 4; i++)
+			compute_close(&f[i]);
+	}
+	compute_close(&s);
 }
 
 static void test_invalid(void)
@@ -1029,7 +1237,7 @@ static void test_invalid(void)
 	compute_open_file(&cd, &f);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, 10, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_RESTORE_SESSION + 1, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	for (i = 0; i < 32; i++) {
@@ -1037,11 +1245,19 @@ static void test_invalid(void)
 		bad.flags = 1u << i;
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
+	bad = ok;
+	bad.reserved = 1;
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
+	/* A session on any op but BOS, and anything in SESSION's input. */
 	for (i = 0; i < 2; i++) {
 		bad = ok;
-		bad.reserved[i] = 1;
+		bad.op = i ? DRM_COMPUTE_CRIU_RESTORE_SESSION : DRM_COMPUTE_CRIU_RESTORE_BEGIN;
+		bad.session = 1;
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
+	bad = (struct drm_compute_criu_restore){ .op = DRM_COMPUTE_CRIU_RESTORE_SESSION,
+						 .ptr = 8 };
+	compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	/* Fields BEGIN does not use; fields the array ops and WRITE_BO do not. */
 	for (i = 0; i < 5; i++) {
 		bad = ok;
@@ -1215,13 +1431,26 @@ igt_main
 	igt_subtest("given-up")
 		test_given_up();
 
-	igt_describe("Buffers made for export whose dma-buf only the file's PRIME "
-		     "cache holds: listed with their flag, restored with it, a "
-		     "PREFER_P2P buffer moved to system memory by vgem back in "
-		     "device memory with its bytes; while an fd holds the dma-buf, "
-		     "not saved.");
+	igt_describe("Buffers made for export: listed with their flag, restored "
+		     "with it, a PREFER_P2P buffer moved to system memory by vgem "
+		     "back in device memory with its bytes; while an importer is "
+		     "attached, not saved.");
 	igt_subtest("export-flags")
 		test_export_flags();
+
+	igt_describe("A buffer held by two files is listed in both with one share "
+		     "id; restored in a session, the first file makes it and the "
+		     "second takes the same buffer (JOINED, one mmap offset, writes "
+		     "seen by both, PRIME agreeing); a shared entry without a "
+		     "session, in an unknown or closed one, with another size or "
+		     "with JOINED set is refused, all or nothing.");
+	igt_subtest("shared")
+		test_shared();
+
+	igt_describe("Four files restore the same share id at once, sixteen times: "
+		     "one makes the buffer, three take it.");
+	igt_subtest("shared-race")
+		test_shared_race();
 
 	igt_describe("An unknown op, each flag bit, each reserved word and "
 		     "fields the op does not use: -EINVAL, the argument "

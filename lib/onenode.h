@@ -304,6 +304,32 @@ int onenode_criu_restore(const struct onenode_device *dev, uint32_t op, void *en
  */
 int onenode_criu_restore_ex(const struct onenode_device *dev, uint32_t op, uint32_t flags,
 			    uint32_t id, void *entries, uint32_t *count);
+/**
+ * onenode_criu_session() - DRM_COMPUTE_CRIU_RESTORE_SESSION: open a restore
+ * session owned by @dev's file, which shares the buffers listed with a
+ * share id (drm_compute_criu_bo.share) across every file restored in it;
+ * *@session set to its id. Closed with the file.
+ */
+int onenode_criu_session(const struct onenode_device *dev, uint64_t *session);
+/**
+ * onenode_criu_restore_bos() - DRM_COMPUTE_CRIU_RESTORE_BOS of *@count
+ * entries at @bos in restore session @session (0: none). Entries whose
+ * buffer the session had come back with DRM_COMPUTE_CRIU_BO_JOINED.
+ */
+int onenode_criu_restore_bos(const struct onenode_device *dev, uint64_t session,
+			     struct drm_compute_criu_bo *bos, uint32_t *count);
+/**
+ * onenode_criu_dmabuf() - DRM_COMPUTE_CRIU_CKPT_DMABUF: which buffer of
+ * @dev's file the dma-buf @dmabuf_fd is (-ENOENT: none of this file's).
+ */
+int onenode_criu_dmabuf(const struct onenode_device *dev, int dmabuf_fd,
+			struct drm_compute_criu_share *out);
+/**
+ * onenode_criu_bo_share() - DRM_COMPUTE_CRIU_CKPT_BO_SHARE: how the buffer
+ * @handle of @dev's file is shared (its share id, the files holding it).
+ */
+int onenode_criu_bo_share(const struct onenode_device *dev, uint32_t handle,
+			  struct drm_compute_criu_share *out);
 /** onenode_criu_write_bo() - DRM_COMPUTE_CRIU_RESTORE_WRITE_BO from @src. */
 int onenode_criu_write_bo(const struct onenode_device *dev, uint32_t handle,
 			  uint64_t offset, const void *src, uint64_t size);

@@ -294,6 +294,69 @@ int onenode_criu_restore_ex(const struct onenode_device *dev, uint32_t op, uint3
 	return ret;
 }
 
+int onenode_criu_session(const struct onenode_device *dev, uint64_t *session)
+{
+	struct drm_compute_criu_restore args;
+	int ret;
+
+	if (!session)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.op = DRM_COMPUTE_CRIU_RESTORE_SESSION;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_RESTORE, &args);
+	if (!ret)
+		*session = args.session;
+	return ret;
+}
+
+int onenode_criu_restore_bos(const struct onenode_device *dev, uint64_t session,
+			     struct drm_compute_criu_bo *bos, uint32_t *count)
+{
+	struct drm_compute_criu_restore args;
+	int ret;
+
+	if (!count)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	args.op = DRM_COMPUTE_CRIU_RESTORE_BOS;
+	args.count = *count;
+	args.ptr = (uintptr_t)bos;
+	args.session = session;
+	ret = onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_RESTORE, &args);
+	*count = args.count;
+	return ret;
+}
+
+int onenode_criu_dmabuf(const struct onenode_device *dev, int dmabuf_fd,
+			struct drm_compute_criu_share *out)
+{
+	struct drm_compute_criu_checkpoint args;
+
+	if (!out || dmabuf_fd < 0)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	memset(out, 0, sizeof(*out));
+	args.op = DRM_COMPUTE_CRIU_CKPT_DMABUF;
+	args.id = (uint32_t)dmabuf_fd;
+	args.ptr = (uintptr_t)out;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &args);
+}
+
+int onenode_criu_bo_share(const struct onenode_device *dev, uint32_t handle,
+			  struct drm_compute_criu_share *out)
+{
+	struct drm_compute_criu_checkpoint args;
+
+	if (!out)
+		return -EINVAL;
+	memset(&args, 0, sizeof(args));
+	memset(out, 0, sizeof(*out));
+	args.op = DRM_COMPUTE_CRIU_CKPT_BO_SHARE;
+	args.id = handle;
+	args.ptr = (uintptr_t)out;
+	return onenode_compute_ioctl(dev, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &args);
+}
+
 int onenode_criu_write_bo(const struct onenode_device *dev, uint32_t handle,
 			  uint64_t offset, const void *src, uint64_t size)
 {

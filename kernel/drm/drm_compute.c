@@ -356,6 +356,8 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	INIT_DELAYED_WORK(&cdev->watchdog, drm_compute_watchdog_work);
 	INIT_DELAYED_WORK(&cdev->fence_poll, drm_compute_fence_poll_work);
 	INIT_WORK(&cdev->reset_work, drm_compute_reset_work);
+	mutex_init(&cdev->criu_share_lock);
+	xa_init_flags(&cdev->criu_sessions, XA_FLAGS_ALLOC1);
 	return 0;
 }
 EXPORT_SYMBOL(drm_compute_device_init);
@@ -372,6 +374,10 @@ void drm_compute_device_fini(struct drm_compute_device *cdev)
 	cancel_delayed_work_sync(&cdev->fence_poll);
 	cancel_work_sync(&cdev->reset_work);
 	drm_WARN_ON(cdev->drm, !list_empty(&cdev->userqs));
+	/* Sessions go with the files that own them. */
+	drm_WARN_ON(cdev->drm, !xa_empty(&cdev->criu_sessions));
+	xa_destroy(&cdev->criu_sessions);
+	mutex_destroy(&cdev->criu_share_lock);
 	mutex_destroy(&cdev->userq_lock);
 	xa_erase(&drm_compute_devices, cdev->id);
 }

@@ -19,6 +19,7 @@
 #include <drm/drm_drv.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_prime.h>
 #include <drm/drm_print.h>
 #include <drm/drm_vma_manager.h>
 
@@ -380,16 +381,19 @@ void drm_compute_bo_criu_fini(struct drm_compute_file *cfile)
  *
  * A buffer of this device the driver can save (&drm_compute_ops
  * .bo_criu_placement), not an import, whose dma-buf, if it was ever
- * exported, nothing holds but the GEM object and the file's own PRIME
- * cache (two references): no fd, no importer, no other file, so no one
- * can tell the restored buffer, which has no dma-buf yet, from this one.
- * A buffer made for export is made again with its flag. Dma-bufs
- * something else holds, and imports, are not saved yet.
+ * exported, no importer is attached to: an importer (another device, a
+ * NIC) would stay attached to this buffer, not to the restored one. Other
+ * files of the device and dma-buf fds may hold it: the checkpoint lists
+ * it with an id (bo_shared()) by which the restore shares it again. A
+ * buffer made for export is made again with its flag. Imports are not
+ * saved.
  *
  * Context: any; does not sleep. &drm_gem_object.dma_buf must stay: the
  * caller holds &drm_device.object_name_lock, or &drm_file.table_lock with
  * @obj's handle in the table (the dma-buf then lives until the handle is
- * gone).
+ * gone). The attachment list is read without its lock: the pause checked
+ * it under the lock, and an importer that attaches later is the pause's
+ * known gap (DOC: Checkpoint/restore).
  *
  * Returns: true when it can be saved.
  */
@@ -400,9 +404,36 @@ bool drm_compute_bo_criu_savable(struct drm_compute_device *cdev,
 
 	if (!(cdev->features & DRM_COMPUTE_FEATURE_CRIU) ||
 	    obj->dev != cdev->drm || drm_gem_is_imported(obj) ||
-	    (dmabuf && file_count(dmabuf->file) > 2))
+	    (dmabuf && !list_empty(&dmabuf->attachments)))
 		return false;
 	return cdev->ops->bo_criu_placement(obj) != 0;
+}
+
+/*
+ * Whether something beside one file holds @obj: a handle in another file,
+ * or a reference to its dma-buf beyond the GEM object's own and one
+ * file's PRIME cache's (an fd, another file's cache). Under
+ * &drm_device.object_name_lock, which keeps both counts.
+ */
+static bool bo_shared(struct drm_gem_object *obj)
+{
+	lockdep_assert_held(&obj->dev->object_name_lock);
+	return obj->handle_count > 1 ||
+	       (obj->dma_buf && file_count(obj->dma_buf->file) > 2);
+}
+
+/*
+ * The id by which a checkpoint names a shared buffer in every file that
+ * holds it: its mmap offset in pages, unique on the device while the
+ * buffer lives, made here if the buffer had none.
+ */
+static int bo_share_id(struct drm_gem_object *obj, u64 *share)
+{
+	int ret = drm_gem_create_mmap_offset(obj);
+
+	if (!ret)
+		*share = drm_vma_node_start(&obj->vma_node);
+	return ret;
 }
 
 /* 0 for a buffer without one: an unallocated node starts at 0. */
@@ -440,9 +471,18 @@ int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
 			.flags = exp ? exp->flags : 0,
 			.size = objs[i]->size,
 			.placement = cfile->cdev->ops->bo_criu_placement(objs[i]),
-			.mmap_offset = bo_mmap_offset(objs[i]),
 		};
+		bool shared;
 
+		mutex_lock(&objs[i]->dev->object_name_lock);
+		shared = bo_shared(objs[i]);
+		mutex_unlock(&objs[i]->dev->object_name_lock);
+		if (shared) {
+			ret = bo_share_id(objs[i], &e.share);
+			if (ret)
+				break;
+		}
+		e.mmap_offset = bo_mmap_offset(objs[i]);
 		if (copy_to_user(&out[i], &e, sizeof(e))) {
 			ret = -EFAULT;
 			break;
@@ -558,8 +598,8 @@ out:
 /*
  * Give the buffer at handle @from the handle @to instead. The file is
  * restoring, so no other call looks at its handles meanwhile, and the
- * buffer is new, so it has no dma-buf whose PRIME entry would name the
- * old handle.
+ * handle is new: no PRIME entry of this file names it (a dma-buf of a
+ * shared buffer is in other files' caches only).
  */
 static int bo_move_handle(struct drm_file *file, u32 from, u32 to)
 {
@@ -581,8 +621,9 @@ static int bo_move_handle(struct drm_file *file, u32 from, u32 to)
 	return ret < 0 ? ret : 0;
 }
 
-static int bo_criu_restore_one(struct drm_compute_file *cfile,
-			       struct drm_compute_criu_bo *e)
+/* Make the buffer of entry @e at its handle, zeroed, with an mmap offset. */
+static int bo_criu_make(struct drm_compute_file *cfile,
+			struct drm_compute_criu_bo *e)
 {
 	struct drm_compute_bo_create create = {
 		.flags = e->flags,
@@ -592,9 +633,6 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
 	struct drm_gem_object *obj;
 	int ret;
 
-	/* Handles are idr ids: 1 to INT_MAX. */
-	if (!e->handle || e->handle >= INT_MAX || e->mmap_offset || e->reserved)
-		return -EINVAL;
 	/*
 	 * A buffer made for export starts where its flag puts it, as at
 	 * BO_CREATE; its next importer decides again where it goes. Where
@@ -628,6 +666,218 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
 }
 
 /**
+ * struct drm_compute_criu_session - a restore session
+ * (%DRM_COMPUTE_CRIU_RESTORE_SESSION): the shared buffers made so far.
+ *
+ * Owned by the file that opened it (&drm_compute_file.criu_session), found
+ * by id in &drm_compute_device.criu_sessions, freed with its file
+ * (drm_compute_bo_criu_session_fini()).
+ */
+struct drm_compute_criu_session {
+	/**
+	 * @bos: checkpoint share id (&drm_compute_criu_bo.share) -> the
+	 * buffer made for it, with a reference; under
+	 * &drm_compute_device.criu_share_lock.
+	 */
+	struct xarray bos;
+};
+
+/**
+ * drm_compute_bo_criu_session - %DRM_COMPUTE_CRIU_RESTORE_SESSION
+ * @cfile: the file that will own the session
+ * @id: set to the session's id
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EBUSY when the file owns a session or no id is free, or
+ * -ENOMEM.
+ */
+int drm_compute_bo_criu_session(struct drm_compute_file *cfile, u64 *id)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_criu_session *sess;
+	u32 sid;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (cfile->criu_session)
+		return -EBUSY;
+	sess = kzalloc_obj(*sess);
+	if (!sess)
+		return -ENOMEM;
+	xa_init(&sess->bos);
+	mutex_lock(&cdev->criu_share_lock);
+	ret = xa_alloc_cyclic(&cdev->criu_sessions, &sid, sess,
+			      XA_LIMIT(1, INT_MAX), &cdev->criu_next_session,
+			      GFP_KERNEL);
+	mutex_unlock(&cdev->criu_share_lock);
+	if (ret < 0) {
+		kfree(sess);
+		return ret;
+	}
+	cfile->criu_session = sid;
+	*id = sid;
+	return 0;
+}
+
+/**
+ * drm_compute_bo_criu_session_fini - close the restore session a file owns
+ * @cfile: the closing file
+ *
+ * Drops the session's references: a shared buffer no restored file took
+ * goes now.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ */
+void drm_compute_bo_criu_session_fini(struct drm_compute_file *cfile)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_criu_session *sess;
+	struct drm_gem_object *obj;
+	unsigned long share;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (!cfile->criu_session)
+		return;
+	mutex_lock(&cdev->criu_share_lock);
+	sess = xa_erase(&cdev->criu_sessions, cfile->criu_session);
+	mutex_unlock(&cdev->criu_share_lock);
+	cfile->criu_session = 0;
+	if (WARN_ON(!sess))
+		return;
+	xa_for_each(&sess->bos, share, obj)
+		drm_gem_object_put(obj);
+	xa_destroy(&sess->bos);
+	kfree(sess);
+}
+
+/* Give entry @e's handle to @obj, the session's buffer of its share id. */
+static int bo_criu_join(struct drm_compute_file *cfile,
+			struct drm_gem_object *obj,
+			struct drm_compute_criu_bo *e)
+{
+	struct drm_compute_p2p_export *exp = bo_export_state(cfile->cdev, obj);
+	u32 handle;
+	int ret;
+
+	if (obj->size != e->size || (exp ? exp->flags : 0) != e->flags)
+		return -EINVAL;
+	ret = drm_gem_handle_create(cfile->file, obj, &handle);
+	if (ret)
+		return ret;
+	ret = bo_move_handle(cfile->file, handle, e->handle);
+	if (ret) {
+		drm_gem_handle_delete(cfile->file, handle);
+		return ret;
+	}
+	e->mmap_offset = bo_mmap_offset(obj);
+	e->flags |= DRM_COMPUTE_CRIU_BO_JOINED;
+	return 0;
+}
+
+/*
+ * A shared buffer was exported, and each file that held it had it in its
+ * PRIME cache (it exported or imported it): give the restored handle its
+ * cache entry, so that importing the buffer's dma-buf into this file finds
+ * this handle, as it did before, instead of making a second one.
+ */
+static int bo_criu_prime(struct drm_compute_file *cfile, u32 handle)
+{
+	struct dma_buf *dmabuf;
+
+	dmabuf = drm_gem_prime_handle_to_dmabuf(cfile->cdev->drm, cfile->file,
+						handle, DRM_CLOEXEC | DRM_RDWR);
+	if (IS_ERR(dmabuf))
+		return PTR_ERR(dmabuf);
+	dma_buf_put(dmabuf);
+	return 0;
+}
+
+/*
+ * A shared entry: the session's buffer of its id if there is one, else
+ * made here and given to the session. One lock over both, so two files
+ * restoring at once make the buffer once.
+ */
+static int bo_criu_restore_shared(struct drm_compute_file *cfile,
+				  struct drm_compute_criu_bo *e, u64 session)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_criu_session *sess;
+	struct drm_gem_object *obj;
+	int ret;
+
+	if (!session || e->share != (unsigned long)e->share)
+		return -EINVAL;
+	mutex_lock(&cdev->criu_share_lock);
+	sess = session <= INT_MAX ? xa_load(&cdev->criu_sessions, session) : NULL;
+	if (!sess) {
+		ret = -ENOENT;
+		goto out;
+	}
+	obj = xa_load(&sess->bos, e->share);
+	if (obj) {
+		ret = bo_criu_join(cfile, obj, e);
+		if (ret)
+			goto out;
+		ret = bo_criu_prime(cfile, e->handle);
+		if (ret) {
+			drm_gem_handle_delete(cfile->file, e->handle);
+			e->flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+			e->mmap_offset = 0;
+		}
+		goto out;
+	}
+	ret = bo_criu_make(cfile, e);
+	if (ret)
+		goto out;
+	obj = drm_gem_object_lookup(cfile->file, e->handle);
+	if (WARN_ON(!obj)) {
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = bo_criu_prime(cfile, e->handle);
+	if (!ret)
+		ret = xa_err(xa_store(&sess->bos, e->share, obj, GFP_KERNEL));
+	if (ret) {
+		drm_gem_object_put(obj);
+		drm_gem_handle_delete(cfile->file, e->handle);
+		e->mmap_offset = 0;
+	}
+out:
+	mutex_unlock(&cdev->criu_share_lock);
+	return ret;
+}
+
+/* Take back the session's buffer of @share: the call that made it failed. */
+static void bo_criu_unshare(struct drm_compute_file *cfile, u64 session,
+			    u64 share)
+{
+	struct drm_compute_device *cdev = cfile->cdev;
+	struct drm_compute_criu_session *sess;
+	struct drm_gem_object *obj = NULL;
+
+	mutex_lock(&cdev->criu_share_lock);
+	sess = session <= INT_MAX ? xa_load(&cdev->criu_sessions, session) : NULL;
+	if (sess)
+		obj = xa_erase(&sess->bos, share);
+	mutex_unlock(&cdev->criu_share_lock);
+	if (obj)
+		drm_gem_object_put(obj);
+}
+
+static int bo_criu_restore_one(struct drm_compute_file *cfile,
+			       struct drm_compute_criu_bo *e, u64 session)
+{
+	/* Handles are idr ids: 1 to INT_MAX. */
+	if (!e->handle || e->handle >= INT_MAX || e->mmap_offset ||
+	    e->flags & DRM_COMPUTE_CRIU_BO_JOINED)
+		return -EINVAL;
+	if (e->share)
+		return bo_criu_restore_shared(cfile, e, session);
+	return bo_criu_make(cfile, e);
+}
+
+/**
  * drm_compute_bo_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_BOS
  * @cfile: the restoring file
  * @args: the call: @count entries at @ptr; @count set to those made
@@ -657,10 +907,11 @@ int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
 			ret = -EFAULT;
 			break;
 		}
-		ret = bo_criu_restore_one(cfile, &e);
+		ret = bo_criu_restore_one(cfile, &e, args->session);
 		if (ret)
 			break;
-		if (put_user(e.mmap_offset, &in[i].mmap_offset)) {
+		if (put_user(e.mmap_offset, &in[i].mmap_offset) ||
+		    put_user(e.flags, &in[i].flags)) {
 			drm_gem_handle_delete(cfile->file, e.handle);
 			ret = -EFAULT;
 			break;
@@ -668,12 +919,99 @@ int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
 	}
 	/*
 	 * All or nothing: undo what this call made, and give the entries
-	 * back their zero mmap offsets, so that the array can be sent again.
+	 * back their zero mmap offsets and their flags without JOINED, so
+	 * that the array can be sent again. A shared buffer this call made
+	 * leaves the session too: a retry makes it again, to be written.
 	 */
 	while (ret && i--) {
-		if (!get_user(e.handle, &in[i].handle))
-			drm_gem_handle_delete(cfile->file, e.handle);
+		if (copy_from_user(&e, &in[i], sizeof(e)))
+			continue;
+		drm_gem_handle_delete(cfile->file, e.handle);
+		if (e.share && !(e.flags & DRM_COMPUTE_CRIU_BO_JOINED))
+			bo_criu_unshare(cfile, args->session, e.share);
 		put_user(0ULL, &in[i].mmap_offset);
+		put_user(e.flags & ~DRM_COMPUTE_CRIU_BO_JOINED, &in[i].flags);
 	}
+	return ret;
+}
+
+/* The buffer of @file whose dma-buf @fd is, with a reference; its handle. */
+static struct drm_gem_object *bo_by_dmabuf(struct drm_file *file, int fd,
+					   u32 *handle)
+{
+	struct drm_gem_object *obj, *found = NULL;
+	struct dma_buf *dmabuf;
+	int id;
+
+	dmabuf = dma_buf_get(fd);
+	if (IS_ERR(dmabuf))
+		return ERR_CAST(dmabuf);
+	spin_lock(&file->table_lock);
+	idr_for_each_entry(&file->object_idr, obj, id) {
+		if (READ_ONCE(obj->dma_buf) == dmabuf &&
+		    !drm_gem_is_imported(obj)) {
+			found = obj;
+			drm_gem_object_get(found);
+			*handle = id;
+			break;
+		}
+	}
+	spin_unlock(&file->table_lock);
+	dma_buf_put(dmabuf);
+	return found ?: ERR_PTR(-ENOENT);
+}
+
+/**
+ * drm_compute_bo_criu_share - %DRM_COMPUTE_CRIU_CKPT_DMABUF and
+ * %DRM_COMPUTE_CRIU_CKPT_BO_SHARE
+ * @cfile: the file asked, paused or not
+ * @args: the call: @id the dma-buf's fd (DMABUF) or the buffer's handle
+ *	  (BO_SHARE), @ptr where the answer goes
+ *
+ * DMABUF finds the buffer of the file whose dma-buf the fd is by the GEM
+ * object's own pointer to its dma-buf, as DRM core's PRIME cache would,
+ * without calling the dma-buf's exporter: any dma-buf may come in.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EBADF or -EINVAL (dma_buf_get()), -ENOENT when the file has
+ * no such buffer of its own (an import is none), -ENOMEM or -EFAULT.
+ */
+int drm_compute_bo_criu_share(struct drm_compute_file *cfile,
+			      struct drm_compute_criu_checkpoint *args)
+{
+	struct drm_compute_criu_share out = {};
+	struct drm_compute_p2p_export *exp;
+	struct drm_gem_object *obj;
+	int ret;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_DMABUF) {
+		obj = bo_by_dmabuf(cfile->file, args->id, &out.handle);
+		if (IS_ERR(obj))
+			return PTR_ERR(obj);
+	} else {
+		obj = drm_gem_object_lookup(cfile->file, args->id);
+		if (!obj)
+			return -ENOENT;
+		out.handle = args->id;
+		if (drm_gem_is_imported(obj)) {
+			ret = -ENOENT;
+			goto out;
+		}
+	}
+	ret = bo_share_id(obj, &out.share);
+	if (ret)
+		goto out;
+	exp = bo_export_state(cfile->cdev, obj);
+	out.flags = exp ? exp->flags : 0;
+	out.size = obj->size;
+	mutex_lock(&obj->dev->object_name_lock);
+	out.files = obj->handle_count;
+	mutex_unlock(&obj->dev->object_name_lock);
+	if (copy_to_user(u64_to_user_ptr(args->ptr), &out, sizeof(out)))
+		ret = -EFAULT;
+out:
+	drm_gem_object_put(obj);
 	return ret;
 }

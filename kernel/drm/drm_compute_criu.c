@@ -32,7 +32,7 @@
  * and SVM attribute ranges, and, of those, the objects the device cannot
  * save (&drm_compute_criu_info.unsaved): every one without
  * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues the device cannot
- * restore, buffers whose dma-buf something beside the file holds, imported
+ * restore, buffers whose dma-buf an importer is attached to, imported
  * ones, mappings of a buffer the file has no handle to, and what the
  * driver's own ioctls made that the helper cannot see
  * (&drm_compute_ops.file_criu_unsaved).
@@ -109,11 +109,26 @@
  * file is paused, so no restored queue runs on an address space being
  * rebuilt.
  *
- * A buffer whose dma-buf, if it was ever exported, nothing holds but the
- * GEM object and the file's own PRIME cache is saved; one made for export
- * (a DRM_COMPUTE_BO_EXPORT_* flag) is made again with its flag, and its
- * next importer decides its placement again. Not saved yet: dma-bufs an
- * fd, an importer or another file holds, and imported buffers. A driver
+ * A buffer no importer is attached to is saved; one made for export (a
+ * DRM_COMPUTE_BO_EXPORT_* flag) is made again with its flag, and its next
+ * importer decides its placement again. Buffers with importers, and
+ * imported buffers, are not saved.
+ *
+ * Shared buffers: a buffer that something beside one file holds (a handle
+ * in another file of the device, a dma-buf fd) is listed with a share id
+ * (&drm_compute_criu_bo.share), the same in every file that holds it;
+ * %DRM_COMPUTE_CRIU_CKPT_DMABUF names the buffer of a dma-buf fd by the
+ * same id, and it and %DRM_COMPUTE_CRIU_CKPT_BO_SHARE count the files that
+ * hold the buffer (drm_compute_bo_criu_share()). A restore tool opens a restore session
+ * (%DRM_COMPUTE_CRIU_RESTORE_SESSION, drm_compute_bo_criu_session()) on a
+ * file it keeps for the whole restore, and names it in every RESTORE_BOS:
+ * the first entry of an id makes the buffer and the session keeps it, the
+ * later ones, in any file and process, take the same buffer
+ * (%DRM_COMPUTE_CRIU_BO_JOINED); dma-bufs are exported again from it with
+ * PRIME. The session is closed with its file, which drops its references.
+ * Whether every holder of a shared buffer was in the checkpoint is the
+ * tool's to check (&drm_compute_criu_share.files). A
+ * driver
  * gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks of
  * &struct drm_compute_ops.
  *
@@ -308,7 +323,8 @@ EXPORT_SYMBOL(drm_compute_criu_pause_ioctl);
  *
  * Ends what a pause left of a file closed while paused, per object kind:
  * its exported buffers (drm_compute_bo_criu_fini()); its queues are gone
- * already where the driver stopped them at release.
+ * already where the driver stopped them at release. Closes the restore
+ * session the file owns (drm_compute_bo_criu_session_fini()).
  *
  * Context: process, at the file's postclose, after the DRM core closed its
  * GEM handles.
@@ -317,6 +333,7 @@ void drm_compute_criu_file_fini(struct drm_compute_file *cfile)
 {
 	mutex_lock(&cfile->criu_lock);
 	drm_compute_bo_criu_fini(cfile);
+	drm_compute_bo_criu_session_fini(cfile);
 	mutex_unlock(&cfile->criu_lock);
 }
 
@@ -338,6 +355,10 @@ static int criu_checkpoint(struct drm_compute_file *cfile,
 	struct drm_compute_criu_info info = {};
 	int ret;
 
+	/* Names a buffer, saves nothing: any file. */
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_DMABUF ||
+	    args->op == DRM_COMPUTE_CRIU_CKPT_BO_SHARE)
+		return drm_compute_bo_criu_share(cfile, args);
 	if (!cfile->paused)
 		return -EBUSY;
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_READ_BO)
@@ -398,6 +419,11 @@ int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data
 		if (args->count)
 			return -EINVAL;
 		break;
+	case DRM_COMPUTE_CRIU_CKPT_DMABUF:
+	case DRM_COMPUTE_CRIU_CKPT_BO_SHARE:
+		if (args->count || args->offset || args->size)
+			return -EINVAL;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -417,6 +443,8 @@ static int criu_restore(struct drm_compute_file *cfile,
 	u32 resumed;
 	int ret;
 
+	if (args->op == DRM_COMPUTE_CRIU_RESTORE_SESSION)
+		return drm_compute_bo_criu_session(cfile, &args->session);
 	if (args->op == DRM_COMPUTE_CRIU_RESTORE_BEGIN) {
 		if (cfile->restoring || cfile->paused)
 			return -EBUSY;
@@ -480,14 +508,17 @@ int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
 
 	if (!(cfile->cdev->features & DRM_COMPUTE_FEATURE_CRIU))
 		return -EOPNOTSUPP;
-	if (args->reserved[0] || args->reserved[1])
+	if (args->reserved)
 		return -EINVAL;
 	if (args->flags && (args->op != DRM_COMPUTE_CRIU_RESTORE_END ||
 			    args->flags & ~DRM_COMPUTE_CRIU_RESTORE_END_PAUSED))
 		return -EINVAL;
+	if (args->session && args->op != DRM_COMPUTE_CRIU_RESTORE_BOS)
+		return -EINVAL;
 	switch (args->op) {
 	case DRM_COMPUTE_CRIU_RESTORE_BEGIN:
 	case DRM_COMPUTE_CRIU_RESTORE_END:
+	case DRM_COMPUTE_CRIU_RESTORE_SESSION:
 		if (args->count || args->id || args->ptr || args->offset ||
 		    args->size)
 			return -EINVAL;

@@ -88,6 +88,10 @@ int drm_compute_bo_criu_copy(struct drm_compute_file *cfile, u32 handle,
 			     u64 offset, u64 size, u64 ptr, int dir);
 int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
 				struct drm_compute_criu_restore *args);
+int drm_compute_bo_criu_share(struct drm_compute_file *cfile,
+			      struct drm_compute_criu_checkpoint *args);
+int drm_compute_bo_criu_session(struct drm_compute_file *cfile, u64 *id);
+void drm_compute_bo_criu_session_fini(struct drm_compute_file *cfile);
 int drm_compute_vm_criu_unsaved(struct drm_compute_file *cfile);
 int drm_compute_vm_criu_list(struct drm_compute_file *cfile,
 			     struct drm_compute_criu_checkpoint *args);

@@ -195,7 +195,7 @@ constexpr Field criu_pause_f[] = {
 
 using CK = drm_compute_criu_checkpoint;
 constexpr Field criu_checkpoint_f[] = {
-	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES),
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_BO_SHARE),
 	F(CK, flags, Flags, 0),
 	F(CK, count, Value, 0),
 	F(CK, id, Handle, 0),
@@ -208,15 +208,15 @@ constexpr Field criu_checkpoint_f[] = {
 
 using CR = drm_compute_criu_restore;
 constexpr Field criu_restore_f[] = {
-	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES),
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SESSION),
 	F(CR, flags, Flags, DRM_COMPUTE_CRIU_RESTORE_END_PAUSED),
 	F(CR, count, Value, 0),
 	F(CR, id, Handle, 0),
 	F(CR, ptr, Ptr, 0),
 	F(CR, offset, Size, 0),
 	F(CR, size, Size, 0),
-	FR(CR, reserved, 0, Zero),
-	FR(CR, reserved, 1, Zero),
+	F(CR, session, Value, 0),
+	F(CR, reserved, Zero, 0),
 };
 
 #undef F

@@ -207,17 +207,19 @@ std::string einval_rule(unsigned op, const uint8_t *a, const DevInfo &d,
 	case DRM_COMPUTE_OP_CRIU_CHECKPOINT: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES)
+		if (o < DRM_COMPUTE_CRIU_CKPT_LIST_BOS || o > DRM_COMPUTE_CRIU_CKPT_BO_SHARE)
 			return "unknown op";
 		return "";
 	}
 	case DRM_COMPUTE_OP_CRIU_RESTORE: {
 		const uint64_t o = g("op");
 
-		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES)
+		if (o < DRM_COMPUTE_CRIU_RESTORE_BEGIN || o > DRM_COMPUTE_CRIU_RESTORE_SESSION)
 			return "unknown op";
 		if (g("flags") && o != DRM_COMPUTE_CRIU_RESTORE_END)
 			return "a flag on an op other than END";
+		if (g("session") && o != DRM_COMPUTE_CRIU_RESTORE_BOS)
+			return "a session on an op other than BOS";
 		return "";
 	}
 	case DRM_COMPUTE_OP_SVM: {
@@ -370,9 +372,9 @@ bool documented(unsigned op, int err)
 	case DRM_COMPUTE_OP_CRIU_INFO: return in({ EPERM, EACCES, EINVAL }, err);
 	case DRM_COMPUTE_OP_CRIU_PAUSE:
 		return in({ EPERM, EACCES, EINVAL, EALREADY, EBUSY }, err);
-	case DRM_COMPUTE_OP_CRIU_CHECKPOINT:
+	case DRM_COMPUTE_OP_CRIU_CHECKPOINT:	/* EBADF: DMABUF's fd */
 		return in({ EPERM, EACCES, EOPNOTSUPP, EINVAL, EBUSY, ENOENT, EFAULT, ENOMEM,
-			    EINTR }, err);
+			    EINTR, EBADF }, err);
 	case DRM_COMPUTE_OP_CRIU_RESTORE:
 		return in({ EPERM, EACCES, EOPNOTSUPP, EINVAL, EBUSY, EEXIST, ENOENT, ENOSPC,
 			    EFAULT, ENOMEM, EINTR }, err);

@@ -1532,7 +1532,55 @@ struct drm_compute_criu_bo {
 	 * mappings made at the old offset move to.
 	 */
 	__u64 mmap_offset;
-	/** @reserved: must be zero. */
+	/**
+	 * @share: checkpoint: 0 for a buffer only this file holds; for one
+	 * something else holds too (a handle in another file of the device,
+	 * a dma-buf fd), an id of the buffer on its device, the same in every
+	 * file that holds it and in %DRM_COMPUTE_CRIU_CKPT_DMABUF's answer.
+	 * Restore: in, 0 for a buffer of this file alone; otherwise the id,
+	 * and the call names a restore session
+	 * (&drm_compute_criu_restore.session): the first entry of the
+	 * session with this id makes the buffer, every later one, in any
+	 * file of the device, takes that same buffer
+	 * (%DRM_COMPUTE_CRIU_BO_JOINED).
+	 */
+	__u64 share;
+};
+
+/**
+ * DRM_COMPUTE_CRIU_BO_JOINED - set by %DRM_COMPUTE_CRIU_RESTORE_BOS in
+ * &drm_compute_criu_bo.flags of an entry whose buffer the restore session
+ * already had (&drm_compute_criu_bo.share): the entry's handle now names
+ * that buffer, whose contents its maker writes; the caller writes none.
+ * Never set on input.
+ */
+#define DRM_COMPUTE_CRIU_BO_JOINED	(1u << 31)
+
+/**
+ * struct drm_compute_criu_share - what %DRM_COMPUTE_CRIU_CKPT_DMABUF and
+ * %DRM_COMPUTE_CRIU_CKPT_BO_SHARE say of a buffer: how it is shared.
+ */
+struct drm_compute_criu_share {
+	/**
+	 * @share: the buffer's id on its device, as
+	 * &drm_compute_criu_bo.share lists it in every file that holds it.
+	 */
+	__u64 share;
+	/** @size: bytes. */
+	__u64 size;
+	/** @handle: the buffer's handle in the file asked. */
+	__u32 handle;
+	/** @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with, or 0. */
+	__u32 flags;
+	/**
+	 * @files: the files of the device that hold a handle to it; a tool
+	 * that finds fewer of them in what it saves knows that a process it
+	 * does not save shares the buffer.
+	 */
+	__u32 files;
+	/** @pad: zero. */
+	__u32 pad;
+	/** @reserved: zero. */
 	__u64 reserved;
 };
 
@@ -1761,6 +1809,23 @@ struct drm_compute_criu_queue {
  * file's SVM VMs, as &struct drm_compute_criu_svm_range, by VM and address.
  */
 #define DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES	7
+/**
+ * DRM_COMPUTE_CRIU_CKPT_DMABUF - which buffer of the file the dma-buf with
+ * fd @id is, as &struct drm_compute_criu_share at @ptr: how a tool that
+ * saves a process's dma-buf fds names their buffers. Works on any file,
+ * paused or not, and changes nothing. -ENOENT when the file has no handle
+ * to the dma-buf's buffer (a buffer of another device, or of no file of
+ * this one), -EBADF for @id not an open fd, -EINVAL for an fd that is no
+ * dma-buf.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_DMABUF		8
+/**
+ * DRM_COMPUTE_CRIU_CKPT_BO_SHARE - how the buffer with handle @id is
+ * shared, as &struct drm_compute_criu_share at @ptr (its share id even
+ * while only this file holds it). Works on any file, paused or not, and
+ * changes nothing. -ENOENT for an unknown handle or an import.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_BO_SHARE		9
 
 /**
  * struct drm_compute_criu_checkpoint - save what a paused file holds.
@@ -1775,7 +1840,7 @@ struct drm_compute_criu_queue {
  * LIST_* ops write up to @count entries to @ptr and set @count to the
  * number the file has, all of them, so a call with @count 0 sizes the
  * array. READ_BO copies @size bytes from offset @offset of the buffer with
- * handle @id to @ptr.
+ * handle @id to @ptr. DMABUF and BO_SHARE say how a buffer is shared.
  *
  * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
  * &struct drm_compute_criu_info.
@@ -1786,18 +1851,23 @@ struct drm_compute_criu_queue {
  * -EINVAL for an unknown @op, non-zero @flags or @reserved, a
  * non-zero @id, @offset or @size with a LIST_* op, a non-zero @count with
  * READ_BO, or a READ_BO range
- * outside the buffer; -EBUSY unless the file is paused; -ENOENT for an
+ * outside the buffer, a non-zero @count, @offset or @size with DMABUF or
+ * BO_SHARE; -EBUSY unless the file is paused (DMABUF and BO_SHARE
+ * excepted); -ENOENT for an
  * unknown handle; -EFAULT for memory at @ptr the call cannot write;
- * -ENOMEM.
+ * -ENOMEM; DMABUF's and BO_SHARE's own errors as their ops say.
  */
 struct drm_compute_criu_checkpoint {
 	/** @op: in, DRM_COMPUTE_CRIU_CKPT_*. */
 	__u32 op;
 	/** @flags: in, none defined: must be zero. */
 	__u32 flags;
-	/** @count: in/out, LIST_* entries at @ptr; zero for READ_BO. */
+	/** @count: in/out, LIST_* entries at @ptr; zero otherwise. */
 	__u32 count;
-	/** @id: in, READ_BO: the buffer's handle; zero otherwise. */
+	/**
+	 * @id: in, READ_BO and BO_SHARE: the buffer's handle; DMABUF: the
+	 * dma-buf's fd; zero otherwise.
+	 */
 	__u32 id;
 	/** @ptr: in, user pointer the call writes to. */
 	__u64 ptr;
@@ -1873,6 +1943,17 @@ struct drm_compute_criu_checkpoint {
  * or with %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED at the resume.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES	9
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_SESSION - open a restore session, owned by this
+ * file, whose id comes back in &drm_compute_criu_restore.session: the
+ * buffers a checkpoint listed with a &drm_compute_criu_bo.share id are
+ * made once per session and shared again by every file that names them
+ * (in any process: a restore tool runs one process per restored process).
+ * The session holds its buffers until the file that owns it is closed;
+ * only callers with the checkpoint/restore right join it. The file need
+ * not be restoring; a file owns at most one session.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_SESSION	10
 
 /**
  * DRM_COMPUTE_CRIU_RESTORE_END_PAUSED - flag of END: the file leaves the
@@ -1911,24 +1992,25 @@ struct drm_compute_criu_checkpoint {
  * Who may call it is DRM core's rule for checkpoint/restore ioctls, as for
  * &struct drm_compute_criu_info.
  *
- * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info;
- * -EOPNOTSUPP without %DRM_COMPUTE_FEATURE_CRIU, for a buffer made for
- * export, for queues on a device that cannot restore them, for an SVM VM or
- * SVM ranges on a device without %DRM_COMPUTE_FEATURE_SVM, or an SVM flag
- * the device does not honour; -EPERM for SVM ranges of a VM made by
- * another process (another address space); -EINVAL for an
- * unknown @op, @flags other than %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED on
- * END, non-zero @reserved or
- * a field the op does not use, a handle or id of 0, or an entry that
- * breaks the rules of creation or binding; -EBUSY for BEGIN on a file that
- * holds objects or is restoring, and for any other op on a file that is
- * not restoring; -EEXIST for a handle or id in use; -ENOENT for a handle
- * or VM the file does not have; -ENOSPC when the device's memory is full or
- * the file has &drm_compute_dev_info.max_vms VMs, or QUEUES has more entries
- * than the device's queue limit; -EFAULT; -ENOMEM. An
- * array op makes all of its entries or none: the first entry that fails
- * takes back those the call made before it, and the argument and the
- * entries come back as they went.
+ * Errors: -EPERM, -EACCES as for &struct drm_compute_criu_info; -EOPNOTSUPP
+ * without %DRM_COMPUTE_FEATURE_CRIU, for queues on a device that cannot
+ * restore them, for an SVM VM or SVM ranges on a device without
+ * %DRM_COMPUTE_FEATURE_SVM, or an SVM flag the device does not honour;
+ * -EPERM for SVM ranges of a VM made by another process (another address
+ * space); -EINVAL for an unknown @op, @flags other than
+ * %DRM_COMPUTE_CRIU_RESTORE_END_PAUSED on END, non-zero @reserved or a field
+ * the op does not use, a handle or id of 0, an entry that breaks the rules
+ * of creation or binding, a shared entry without a session, or one whose
+ * size or export flag differs from the session's buffer of that id; -EBUSY
+ * for BEGIN on a file that holds objects or is restoring, for SESSION on a
+ * file that owns one, and for any other op on a file that is not restoring;
+ * -EEXIST for a handle or id in use; -ENOENT for a handle or VM the file
+ * does not have, or a session the device does not have; -ENOSPC when the
+ * device's memory is full or the file has &drm_compute_dev_info.max_vms VMs,
+ * or QUEUES has more entries than the device's queue limit; -EFAULT;
+ * -ENOMEM. An array op makes all of its entries or none: the first entry
+ * that fails takes back those the call made before it, and the argument and
+ * the entries come back as they went.
  */
 struct drm_compute_criu_restore {
 	/** @op: in, DRM_COMPUTE_CRIU_RESTORE_*. */
@@ -1954,8 +2036,15 @@ struct drm_compute_criu_restore {
 	__u64 offset;
 	/** @size: in, WRITE_BO: bytes to copy. */
 	__u64 size;
+	/**
+	 * @session: SESSION: out, the new session's id; BOS: in, the session
+	 * whose shared buffers the entries with a non-zero
+	 * &drm_compute_criu_bo.share make or take, or 0 when none has one;
+	 * zero otherwise.
+	 */
+	__u64 session;
 	/** @reserved: must be zero. */
-	__u64 reserved[2];
+	__u64 reserved;
 };
 
 #if defined(__cplusplus)

@@ -616,6 +616,20 @@ struct drm_compute_device {
 	 * (drm_compute_device_reset()), outside the driver's reset path.
 	 */
 	struct work_struct reset_work;
+	/**
+	 * @criu_share_lock: serializes the restore sessions' buffer tables
+	 * (&drm_compute_criu_session.bos), so that one entry of a shared
+	 * buffer makes it and every other takes it. Taken inside
+	 * &drm_compute_file.criu_lock, before the driver's buffer creation.
+	 */
+	struct mutex criu_share_lock;
+	/**
+	 * @criu_sessions: id -> &struct drm_compute_criu_session, the restore
+	 * sessions open on the device; changed under @criu_share_lock.
+	 */
+	struct xarray criu_sessions;
+	/** @criu_next_session: the cyclic allocator's next session id. */
+	u32 criu_next_session;
 };
 
 /**
@@ -668,6 +682,12 @@ struct drm_compute_file {
 	 * without a lock.
 	 */
 	bool restoring;
+	/**
+	 * @criu_session: the restore session this file owns
+	 * (%DRM_COMPUTE_CRIU_RESTORE_SESSION), 0 for none; closed with the
+	 * file. Under @criu_lock.
+	 */
+	u32 criu_session;
 };
 
 /**
