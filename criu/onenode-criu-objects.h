@@ -33,6 +33,14 @@
  *			from its ring and context save area
  *	END		empty
  *
+ * The image of a dma-buf fd of the dumped processes (a CRIU file id of
+ * its own) holds one record, then END:
+ *
+ *	DMABUF		struct onenode_obj_dmabuf: which buffer it is (the
+ *			share id its holders' BOS list it with), how it was
+ *			opened and on which device; its contents are in a
+ *			holder's image
+ *
  * Kept apart from the CRIU hooks so that it is unit-tested without CRIU.
  */
 #ifndef ONENODE_CRIU_OBJECTS_H
@@ -57,6 +65,24 @@ enum onenode_obj_type {
 	ONENODE_OBJ_QUEUES = 6,
 	ONENODE_OBJ_SYNCOBJS = 7,
 	ONENODE_OBJ_SVM_RANGES = 8,
+	ONENODE_OBJ_DMABUF = 9,
+};
+
+/**
+ * struct onenode_obj_dmabuf - the record of a dma-buf fd.
+ * @share: the buffer's share id (drm_compute_criu_bo.share in its holders'
+ *	   images).
+ * @size: bytes.
+ * @export_flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with.
+ * @open_flags: O_ACCMODE bits of the fd.
+ * @rdev: the render node of the device, at the dump.
+ */
+struct onenode_obj_dmabuf {
+	uint64_t share;
+	uint64_t size;
+	uint32_t export_flags;
+	uint32_t open_flags;
+	uint64_t rdev;
 };
 
 /** struct onenode_obj_bo_data - where the bytes of a BO_DATA record go. */

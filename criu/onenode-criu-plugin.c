@@ -14,11 +14,12 @@
  * a node whose driver or DEVICE report differs, and returns the fd; CRIU
  * then puts it at the task's fd number.
  *
- * Before it looks at a file, the plugin pauses it (DRM_COMPUTE_OP_CRIU_PAUSE:
- * its running queues suspended, its exported buffers taken from their
- * importers); a buffer an importer pinned fails the pause and the dump. The
- * files it paused are resumed when criu finishes (exit()), before criu lets
- * the tasks go.
+ * Before criu dumps any task, the plugin pauses every supported file of the
+ * dumped tasks (CHECKPOINT_DEVICES; DRM_COMPUTE_OP_CRIU_PAUSE: running
+ * queues suspended, exported buffers taken from their importers), so that
+ * buffers several files share are saved at one moment; a buffer an
+ * importer pinned fails the pause and the dump. The files it paused are
+ * resumed when criu finishes (exit()), before criu lets the tasks go.
  *
  * Saved (onenode-criu-objects.h): every buffer with its handle, placement,
  * mmap offset and contents, every GPU VM with its id and its mappings, and
@@ -26,10 +27,15 @@
  * mid-packet if need be, its context in its save area) and every DRM sync
  * object (no fence, or a signaled one at its timeline point), as the kernel
  * lists them (DRM_COMPUTE_OP_CRIU_CHECKPOINT). The kernel says what it cannot
- * save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: SVM VMs, exported and
- * imported buffers, dead queues, queues with sync-object signals pending,
- * sync objects with a pending fence);
- * a file holding any fails the dump and the process goes on running. On restore the objects are
+ * save yet (DRM_COMPUTE_OP_CRIU_INFO's unsaved count: imported buffers,
+ * buffers with an importer attached, dead queues, queues with sync-object
+ * signals pending, sync objects with a pending fence);
+ * a file holding any fails the dump and the process goes on running.
+ * Buffers shared between files, and dma-buf fds, carry a share id: a
+ * dma-buf fd is saved as which buffer it is, and at restore each shared
+ * buffer is made once, in the node's restore session, and taken by every
+ * file that held it; a buffer a process outside the dump also holds fails
+ * the dump. On restore the objects are
  * rebuilt in the reopened file, in the restoring state that refuses every
  * other call, at the same handles and ids (DRM_COMPUTE_OP_CRIU_RESTORE);
  * a damaged image, or a device that cannot hold them, fails the restore,
@@ -58,8 +64,12 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/kcmp.h>
+#include <linux/magic.h>
 
 #include <xf86drm.h>
 
@@ -91,10 +101,18 @@ static bool fault_dump;
 /* Dump: render-node fds seen in the tasks, files saved. */
 static unsigned int nr_fds_seen, nr_files_dumped;
 
-/* Dump: a file this plugin paused, on a copy of criu's fd, until exit(). */
+/*
+ * Dump: a file this plugin paused, on a copy of criu's fd, until exit():
+ * every supported render file of the dumped tasks, paused together at
+ * CHECKPOINT_DEVICES, so that buffers several files share are saved at one
+ * moment. @shares caches the share ids its buffers are listed with
+ * (LIST_BOS), @nr_shares of them, -1 until listed.
+ */
 struct paused_file {
 	int id;
 	struct onenode_device dev;
+	uint64_t *shares;
+	int nr_shares;
 };
 
 static struct paused_file *paused;
@@ -119,6 +137,21 @@ struct restored_bo {
 
 static struct restored_bo *restored;
 static unsigned int nr_restored;
+
+/*
+ * Restore: a restore session per supported render node, opened in criu's
+ * main process before it forks the tasks (so every task's plugin knows
+ * the ids) and held there until exit(): buffers the dump listed with a
+ * share id are made once and shared again by every file that held them.
+ */
+struct restore_session {
+	uint64_t rdev;
+	uint64_t id;
+	struct onenode_device dev;
+};
+
+static struct restore_session *sessions;
+static unsigned int nr_sessions;
 
 static const char *stage_name(int s)
 {
@@ -167,6 +200,66 @@ static int identify(int fd, struct onenode_device *dev)
 	return 0;
 }
 
+/* Open a restore session on every render node of a supported driver. */
+static void open_sessions(void)
+{
+	const char *dir = onenode_dri_dir();
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d) {
+		log_warn("cannot list %s: %s: no restore session, shared buffers will not "
+			 "restore", dir, strerror(errno));
+		return;
+	}
+	while ((de = readdir(d))) {
+		char path[ONENODE_PATH_MAX];
+		struct restore_session *more, r;
+		int ret;
+
+		if (strncmp(de->d_name, "renderD", 7) ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (onenode_open_path(path, &r.dev))
+			continue;
+		if (!driver_supported(r.dev.driver)) {
+			onenode_close(&r.dev);
+			continue;
+		}
+		ret = onenode_criu_session(&r.dev, &r.id);
+		more = ret ? NULL : realloc(sessions, (nr_sessions + 1) * sizeof(*sessions));
+		if (!more) {
+			log_warn("%s: no restore session (%s): its shared buffers will not restore",
+				 path, ret ? onenode_strerror(ret) : "out of memory");
+			onenode_close(&r.dev);
+			continue;
+		}
+		r.rdev = r.dev.rdev;
+		sessions = more;
+		sessions[nr_sessions++] = r;
+		log_info("%s: restore session %llu", path, (unsigned long long)r.id);
+	}
+	closedir(d);
+}
+
+/* The restore session of the node @rdev, 0 for none. */
+static uint64_t session_of(uint64_t rdev)
+{
+	for (unsigned int i = 0; i < nr_sessions; i++)
+		if (sessions[i].rdev == rdev)
+			return sessions[i].id;
+	return 0;
+}
+
+static void close_sessions(void)
+{
+	for (unsigned int i = 0; i < nr_sessions; i++)
+		onenode_close(&sessions[i].dev);
+	free(sessions);
+	sessions = NULL;
+	nr_sessions = 0;
+}
+
 static int onenode_init(int s)
 {
 	const char *fault = getenv("ONENODE_CRIU_FAULT");
@@ -185,6 +278,8 @@ static int onenode_init(int s)
 		log_info("plugin loaded for restore (CRIU plugin ABI %#x)%s",
 			 CRIU_ABI_VERSION_4_1_1,
 			 restore_enabled ? "" : "; the dump did not use it, staying idle");
+		if (restore_enabled)
+			open_sessions();
 		return 0;
 	}
 	log_info("plugin loaded for %s (CRIU plugin ABI %#x)%s", stage_name(s),
@@ -214,6 +309,7 @@ static void resume_paused(void)
 			log_info("file %#x: resumed: %u queues, %u exported buffers",
 				 p->id, out.userqs, out.exports);
 		close(p->dev.fd);
+		free(p->shares);
 	}
 	free(paused);
 	paused = NULL;
@@ -221,10 +317,11 @@ static void resume_paused(void)
 }
 
 /*
- * Pause the file of @dev for the dump and keep a copy of its fd until
- * exit(). A pinned buffer fails the pause, which changes nothing.
+ * Pause the file of @dev (@name in messages) for the dump and keep a copy
+ * of its fd until exit(). A pinned buffer fails the pause, which changes
+ * nothing. @id is criu's id of the file, 0 while unknown.
  */
-static int pause_file(int id, const struct onenode_device *dev)
+static int pause_file(int id, const char *name, const struct onenode_device *dev)
 {
 	struct drm_compute_criu_pause out;
 	struct paused_file *more;
@@ -237,25 +334,25 @@ static int pause_file(int id, const struct onenode_device *dev)
 	fd = fcntl(dev->fd, F_DUPFD_CLOEXEC, 0);
 	if (fd < 0) {
 		ret = -errno;
-		log_err("file %#x: cannot keep a copy of fd %d: %s", id, dev->fd, strerror(errno));
+		log_err("%s: cannot keep a copy of fd %d: %s", name, dev->fd, strerror(errno));
 		return ret;
 	}
 	ret = onenode_criu_pause(dev, DRM_COMPUTE_CRIU_OP_PAUSE, &out);
 	if (ret) {
 		close(fd);
 		if (ret == -EPERM)
-			log_err("file %#x: %s: the kernel refused the pause (%s): criu needs "
-				"CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN", id, dev->path,
+			log_err("%s: %s: the kernel refused the pause (%s): criu needs "
+				"CAP_CHECKPOINT_RESTORE or CAP_SYS_ADMIN", name, dev->path,
 				onenode_strerror(ret));
 		else if (ret == -EBUSY)
-			log_err("file %#x: %s (%s): a buffer of the file is held by an importer "
+			log_err("%s: %s (%s): a buffer of the file is held by an importer "
 				"that cannot let go (a pinned importer such as an RDMA memory "
 				"region, a kernel mapping, or another device attached to a buffer "
 				"exported without an export flag; DRM_COMPUTE_OP_P2P_REPORT names "
 				"the importers); failing the dump, the process keeps running",
-				id, dev->path, dev->driver);
+				name, dev->path, dev->driver);
 		else
-			log_err("file %#x: %s: the pause failed: %s", id, dev->path,
+			log_err("%s: %s: the pause failed: %s", name, dev->path,
 				onenode_strerror(ret));
 		return ret;
 	}
@@ -263,9 +360,11 @@ static int pause_file(int id, const struct onenode_device *dev)
 	paused[nr_paused].dev = *dev;
 	paused[nr_paused].dev.fd = fd;
 	paused[nr_paused].dev.owns_fd = 0;
+	paused[nr_paused].shares = NULL;
+	paused[nr_paused].nr_shares = -1;
 	nr_paused++;
-	log_info("file %#x: paused: %u queues suspended, %u exported buffers taken from "
-		 "their importers", id, out.userqs, out.exports);
+	log_info("%s: paused: %u queues suspended, %u exported buffers taken from "
+		 "their importers", name, out.userqs, out.exports);
 	return 0;
 }
 
@@ -283,8 +382,20 @@ static void onenode_exit(int s, int ret)
 			log_err("criu never called DUMP_EXT_FILE for the %u render-node fds it "
 				"dumped: these images will not restore them", nr_fds_seen);
 	} else {
+		close_sessions();
 		log_info("%s finished (criu status %d)", stage_name(s), ret);
 	}
+}
+
+/* The paused file @fd (criu's copy) is, or NULL when none is. */
+static struct paused_file *find_paused(int fd)
+{
+	pid_t self = getpid();
+
+	for (unsigned int i = 0; i < nr_paused; i++)
+		if (!syscall(SYS_kcmp, self, self, KCMP_FILE, fd, paused[i].dev.fd))
+			return &paused[i];
+	return NULL;
 }
 
 /*
@@ -307,12 +418,20 @@ static struct dirent *next_drm_fd(DIR *d, const char *dir, char *path, size_t le
 	return NULL;
 }
 
-/* Count the supported render-node fds of @pid, for the check in exit(). */
+/*
+ * Before criu dumps any task: pause every supported render file of @pid,
+ * through a copy of its fd (pidfd_getfd(), taken only for DRM character
+ * devices), once per open file however many fds or tasks hold it. All the
+ * tree's files are paused before anything is saved: buffers they share are
+ * saved at one moment, and the holders of each can be counted
+ * (check_shared()). Counts the fds for the check in exit().
+ */
 static int onenode_checkpoint_devices(int pid)
 {
 	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
 	struct dirent *de;
 	unsigned int n = 0;
+	int pidfd, ret = 0;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
@@ -321,21 +440,111 @@ static int onenode_checkpoint_devices(int pid)
 		log_warn("cannot list %s: %s", dir, strerror(errno));
 		return 0;
 	}
-	while ((de = next_drm_fd(d, dir, path, sizeof(path)))) {
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		ret = -errno;
+		log_err("task %d: pidfd_open failed: %s", pid, strerror(-ret));
+		closedir(d);
+		return ret;
+	}
+	while (!ret && (de = next_drm_fd(d, dir, path, sizeof(path)))) {
 		struct onenode_device dev;
+		char name[64 + sizeof(de->d_name)];
+		int fd;
 
-		/* A fresh open of the same node tells its driver. */
-		if (onenode_open_path(path, &dev))
+		fd = (int)syscall(SYS_pidfd_getfd, pidfd, atoi(de->d_name), 0);
+		if (fd < 0)
+			continue;	/* closed since the listing */
+		if (identify(fd, &dev)) {
+			close(fd);
 			continue;
-		if (driver_supported(dev.driver)) {
-			n++;
-			log_info("task %d fd %s: %s render node", pid, de->d_name, dev.driver);
 		}
+		n++;
+		snprintf(name, sizeof(name), "task %d fd %s", pid, de->d_name);
+		log_info("%s: %s render node", name, dev.driver);
+		if (!find_paused(fd))
+			ret = pause_file(0, name, &dev);
 		onenode_close(&dev);
+		close(fd);
 	}
 	closedir(d);
+	close(pidfd);
 	nr_fds_seen += n;
+	return ret;
+}
+
+static int list_all(const struct onenode_device *dev, uint32_t op, size_t size, void **out,
+		    uint32_t *n);
+
+/* The share ids of the buffers of paused file @p, listed once. */
+static int paused_shares(struct paused_file *p)
+{
+	struct drm_compute_criu_bo *bos;
+	uint32_t n;
+	int ret;
+
+	if (p->nr_shares >= 0)
+		return 0;
+	ret = list_all(&p->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, sizeof(*bos), (void **)&bos, &n);
+	if (ret)
+		return ret;
+	p->shares = malloc((n ? n : 1) * sizeof(*p->shares));
+	if (!p->shares) {
+		free(bos);
+		return -ENOMEM;
+	}
+	p->nr_shares = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (bos[i].share)
+			p->shares[p->nr_shares++] = bos[i].share;
+	free(bos);
 	return 0;
+}
+
+/*
+ * The paused files of the node @rdev that hold the buffer with share id
+ * @share; a negative errno when one of them cannot be listed.
+ */
+static int tree_holders(uint64_t rdev, uint64_t share)
+{
+	int n = 0, ret;
+
+	for (unsigned int i = 0; i < nr_paused; i++) {
+		struct paused_file *p = &paused[i];
+
+		if (p->dev.rdev != rdev)
+			continue;
+		ret = paused_shares(p);
+		if (ret) {
+			log_err("%s: a file of the dumped processes cannot be listed: %s",
+				p->dev.path, onenode_strerror(ret));
+			return ret;
+		}
+		for (int j = 0; j < p->nr_shares; j++)
+			n += p->shares[j] == share;
+	}
+	return n;
+}
+
+/*
+ * A buffer shared with a file the dump does not hold: refuse, naming it.
+ * Returns 0 when every file that holds the buffer (@files, the kernel's
+ * count) is among the dumped processes' files.
+ */
+static int check_holders(const char *what, const struct onenode_device *dev, uint64_t share,
+			 uint32_t files)
+{
+	int in_tree = tree_holders(dev->rdev, share);
+
+	if (in_tree < 0)
+		return in_tree;
+	if ((uint32_t)in_tree >= files)
+		return 0;
+	log_err("%s: buffer %#llx of %s is held by %u files of the device, %d of them in the "
+		"dumped processes: a process outside the dump shares it; failing the dump, the "
+		"process keeps running", what, (unsigned long long)share, dev->path, files,
+		in_tree);
+	return -EBUSY;
 }
 
 /*
@@ -445,6 +654,24 @@ static int dump_objects(int id, const struct onenode_device *dev)
 			dev->path, onenode_strerror(ret));
 		goto out;
 	}
+	/* A buffer shared with a file the dump does not hold is not saved. */
+	for (uint32_t i = 0; i < nbos; i++) {
+		struct drm_compute_criu_share sh;
+		char what[32];
+
+		if (!bos[i].share)
+			continue;
+		ret = onenode_criu_bo_share(dev, bos[i].handle, &sh);
+		if (ret) {
+			log_err("file %#x: buffer %u: BO_SHARE failed: %s", id, bos[i].handle,
+				onenode_strerror(ret));
+			goto out;
+		}
+		snprintf(what, sizeof(what), "file %#x", id);
+		ret = check_holders(what, dev, bos[i].share, sh.files);
+		if (ret)
+			goto out;
+	}
 	ret = onenode_obj_create(criu_get_image_dir(), (uint32_t)id, &w);
 	if (ret) {
 		log_err("file %#x: cannot create its objects image: %s", id, strerror(-ret));
@@ -510,15 +737,95 @@ out:
 	return ret;
 }
 
+/* Add the plugin to the dump's inventory, once, for the restore to find. */
+static int mark_inventory(void)
+{
+	if (in_inventory)
+		return 0;
+	if (add_inventory_plugin(PLUGIN_NAME)) {
+		log_err("cannot add the plugin to the inventory image");
+		return -ENOMEM;
+	}
+	in_inventory = true;
+	return 0;
+}
+
+/*
+ * A dma-buf fd: save which buffer it is (its share id), if one of the
+ * dumped processes' paused files holds it and no file outside them does;
+ * the buffer and its contents are saved with those files. Another device's
+ * dma-buf, or one no dumped file holds (an exporter that closed its handle,
+ * or a process outside the dump), is left to other plugins (-ENOTSUP).
+ */
+static int dump_dmabuf(int fd, int id)
+{
+	struct onenode_obj_writer w = { .fd = -1 };
+	struct onenode_obj_dmabuf rec = { 0 };
+	struct drm_compute_criu_share sh;
+	struct paused_file *holder = NULL;
+	char what[32];
+	int ret, fl;
+
+	for (unsigned int i = 0; i < nr_paused && !holder; i++) {
+		ret = onenode_criu_dmabuf(&paused[i].dev, fd, &sh);
+		if (!ret)
+			holder = &paused[i];
+		else if (ret != -ENOENT)
+			log_warn("file %#x: %s: DMABUF failed: %s", id, paused[i].dev.path,
+				 onenode_strerror(ret));
+	}
+	if (!holder) {
+		log_warn("file %#x: a dma-buf that no render-node file of the dumped processes "
+			 "holds (another device's, or one whose exporter closed its handle or is "
+			 "not dumped): not this plugin's", id);
+		return -ENOTSUP;
+	}
+	snprintf(what, sizeof(what), "file %#x (dma-buf)", id);
+	ret = check_holders(what, &holder->dev, sh.share, sh.files);
+	if (ret)
+		return ret;
+	fl = fcntl(fd, F_GETFL);
+	if (fl < 0) {
+		ret = -errno;
+		log_err("file %#x: F_GETFL: %s", id, strerror(errno));
+		return ret;
+	}
+	rec.share = sh.share;
+	rec.size = sh.size;
+	rec.export_flags = sh.flags;
+	rec.open_flags = (uint32_t)(fl & O_ACCMODE);
+	rec.rdev = holder->dev.rdev;
+	ret = onenode_obj_create(criu_get_image_dir(), (uint32_t)id, &w);
+	if (!ret)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_DMABUF, &rec, sizeof(rec), NULL, 0);
+	if (!ret)
+		ret = onenode_obj_finish(&w);
+	if (ret) {
+		log_err("file %#x: writing its dma-buf image failed: %s", id, strerror(-ret));
+		onenode_obj_abort(&w);
+		return ret;
+	}
+	ret = mark_inventory();
+	if (!ret)
+		log_info("dumped file %#x: a dma-buf of buffer %#llx (%llu bytes) of %s, held by "
+			 "%u dumped files", id, (unsigned long long)sh.share,
+			 (unsigned long long)sh.size, holder->dev.path, sh.files);
+	return ret;
+}
+
 static int onenode_dump_ext_file(int fd, int id)
 {
 	struct drm_compute_criu_info info;
 	struct onenode_criu_record rec;
 	struct onenode_device dev;
-	char features[128];
+	struct paused_file *p;
+	struct statfs sfs;
+	char features[128], name[32];
 	int ret, fl;
 
 	ret = identify(fd, &dev);
+	if (ret == -ENOTSUP && !fstatfs(fd, &sfs) && sfs.f_type == DMA_BUF_MAGIC)
+		return dump_dmabuf(fd, id);
 	if (ret == -ENOTSUP)
 		return ret;
 	if (ret) {
@@ -532,9 +839,16 @@ static int onenode_dump_ext_file(int fd, int id)
 		return -ECANCELED;
 	}
 
-	ret = pause_file(id, &dev);
-	if (ret)
-		goto out;
+	/* Paused with the whole tree at CHECKPOINT_DEVICES; otherwise now. */
+	p = find_paused(fd);
+	if (p) {
+		p->id = id;
+	} else {
+		snprintf(name, sizeof(name), "file %#x", id);
+		ret = pause_file(id, name, &dev);
+		if (ret)
+			goto out;
+	}
 	ret = check_objects(id, &dev, &info);
 	if (ret)
 		goto out;
@@ -572,14 +886,9 @@ static int onenode_dump_ext_file(int fd, int id)
 		log_err("file %#x: cannot write its image: %s", id, strerror(-ret));
 		goto out;
 	}
-	if (!in_inventory) {
-		if (add_inventory_plugin(PLUGIN_NAME)) {
-			log_err("cannot add the plugin to the inventory image");
-			ret = -ENOMEM;
-			goto out;
-		}
-		in_inventory = true;
-	}
+	ret = mark_inventory();
+	if (ret)
+		goto out;
 	nr_files_dumped++;
 	onenode_features_string(rec.device.features, features, sizeof(features));
 	log_info("dumped file %#x: %s %d.%d.%d at %s, image version %d, features %s, "
@@ -651,6 +960,7 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 	struct onenode_obj_reader r;
 	uint64_t len, bytes = 0, *old = NULL, *old_db = NULL;
 	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0, nsvm = 0;
+	uint32_t *joined = NULL, nj = 0;
 	struct drm_compute_criu_bo key = { 0 };
 	double t0 = now_s();
 	const void *p;
@@ -690,26 +1000,41 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 		switch (type) {
 		case ONENODE_OBJ_BOS: {
 			struct drm_compute_criu_bo *bos = (void *)p;
+			uint64_t session = session_of(dev->rdev);
 
 			cnt = entries(len, sizeof(*bos));
 			if (cnt < 0)
 				break;
 			free(old);
+			free(joined);
 			old = malloc((cnt ? cnt : 1) * sizeof(*old));
-			if (!old) {
+			joined = calloc(cnt ? cnt : 1, sizeof(*joined));
+			if (!old || !joined) {
 				ret = -ENOMEM;
 				break;
 			}
+			nj = 0;
 			for (long i = 0; i < cnt; i++) {
 				old[i] = bos[i].mmap_offset;
 				bos[i].mmap_offset = 0;
+				if (bos[i].share && !session) {
+					log_err("file %#x: buffer %u is shared, and %s has no restore "
+						"session", id, bos[i].handle, dev->path);
+					ret = -ENODEV;
+				}
 			}
+			if (ret)
+				break;
 			n = (uint32_t)cnt;
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_BOS, bos, &n);
+			ret = onenode_criu_restore_bos(dev, session, bos, &n);
 			if (!ret)
 				ret = remember_bos(dev, bos, old, n);
 			if (!ret && n)
 				key = bos[0];
+			/* Another file made it: its maker writes the contents. */
+			for (uint32_t i = 0; !ret && i < n; i++)
+				if (bos[i].flags & DRM_COMPUTE_CRIU_BO_JOINED)
+					joined[nj++] = bos[i].handle;
 			nbos += n;
 			break;
 		}
@@ -778,11 +1103,20 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 						   &n);
 			nmaps += n;
 			break;
+		case ONENODE_OBJ_DMABUF:
+			log_err("file %#x: bad objects image: a dma-buf record in a file's image", id);
+			ret = -EINVAL;
+			break;
 		default: {	/* ONENODE_OBJ_BO_DATA */
 			const struct onenode_obj_bo_data *d = p;
+			bool skip = false;
 
 			cnt = len > sizeof(*d) ? 0 : -1;
 			if (cnt < 0)
+				break;
+			for (uint32_t i = 0; i < nj; i++)
+				skip |= joined[i] == d->handle;
+			if (skip)
 				break;
 			ret = onenode_criu_write_bo(dev, d->handle, d->offset, d + 1,
 						    len - sizeof(*d));
@@ -810,6 +1144,7 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 			 "is in place", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms,
 			 nmaps, nqueues, nsyncobjs, nsvm);
 out:
+	free(joined);
 	free(old_db);
 	free(old);
 	onenode_obj_close(&r);
@@ -844,6 +1179,173 @@ static int reopen(const struct onenode_criu_record *rec, struct onenode_device *
 	return ret;
 }
 
+/*
+ * The image of a file that holds the buffer with share id @share on the
+ * node the dump called @rdev: its identity *@rec and its BOS entry *@e.
+ * Returns 0, -ENOENT when no image lists it.
+ */
+static int find_share(int self, uint64_t share, uint64_t rdev, struct onenode_criu_record *rec,
+		      struct drm_compute_criu_bo *e)
+{
+	int dirfd = dup(criu_get_image_dir()), ret = -ENOENT;
+	struct dirent *de;
+	DIR *d;
+
+	if (dirfd < 0)
+		return -errno;
+	d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return -errno;
+	}
+	rewinddir(d);
+	while (ret == -ENOENT && (de = readdir(d))) {
+		struct onenode_obj_reader r;
+		const struct drm_compute_criu_bo *bos;
+		char why[256];
+		uint64_t len;
+		uint32_t type;
+		unsigned int fid;
+		const void *p;
+		long cnt;
+
+		if (sscanf(de->d_name, "onenode-objects-%8x.img", &fid) != 1 ||
+		    (int)fid == self)
+			continue;
+		if (onenode_criu_image_read(criu_get_image_dir(), fid, rec, why, sizeof(why)) ||
+		    rec->rdev != rdev)
+			continue;
+		if (onenode_obj_open(criu_get_image_dir(), fid, &r, why, sizeof(why)))
+			continue;
+		if (!onenode_obj_next(&r, &type, &p, &len, why, sizeof(why)) &&
+		    type == ONENODE_OBJ_BOS && (cnt = entries(len, sizeof(*bos))) >= 0) {
+			bos = p;
+			for (long i = 0; i < cnt; i++) {
+				if (bos[i].share == share) {
+					*e = bos[i];
+					ret = 0;
+					break;
+				}
+			}
+		}
+		onenode_obj_close(&r);
+	}
+	closedir(d);
+	return ret;
+}
+
+/* Write buffer @handle of @dev from its BO_DATA records in file @fid's image. */
+static int fill_from_image(const struct onenode_device *dev, uint32_t fid, uint32_t handle)
+{
+	struct onenode_obj_reader r;
+	char why[256];
+	uint64_t len;
+	uint32_t type;
+	const void *p;
+	int ret;
+
+	ret = onenode_obj_open(criu_get_image_dir(), fid, &r, why, sizeof(why));
+	while (!ret) {
+		const struct onenode_obj_bo_data *d;
+
+		ret = onenode_obj_next(&r, &type, &p, &len, why, sizeof(why));
+		if (ret || type == ONENODE_OBJ_END)
+			break;
+		d = p;
+		if (type != ONENODE_OBJ_BO_DATA || len <= sizeof(*d) || d->handle != handle)
+			continue;
+		ret = onenode_criu_write_bo(dev, handle, d->offset, d + 1, len - sizeof(*d));
+	}
+	if (ret == -EINVAL)
+		log_err("file %#x: bad objects image: %s", fid, why);
+	onenode_obj_close(&r);
+	return ret;
+}
+
+/*
+ * A dma-buf fd: make its buffer in a file of this process's own, in the
+ * node's restore session (the first to name the buffer makes it, its
+ * contents from a holder's image; the holders' own restores then take the
+ * same buffer, before or after this), export it with PRIME as the fd was
+ * opened, and close the file: the dma-buf and the session hold the buffer.
+ */
+static int restore_dmabuf(int id, struct onenode_obj_reader *r)
+{
+	struct onenode_obj_dmabuf rec;
+	struct onenode_criu_record holder;
+	struct drm_compute_criu_bo e;
+	struct onenode_device dev;
+	uint64_t len, session;
+	const void *p;
+	uint32_t type, n = 1;
+	char why[256];
+	int ret, fd = -1;
+
+	ret = onenode_obj_next(r, &type, &p, &len, why, sizeof(why));
+	if (!ret && (type != ONENODE_OBJ_DMABUF || len != sizeof(rec))) {
+		snprintf(why, sizeof(why), "a record of type %u and %llu bytes where the dma-buf's "
+			 "belongs (no identity image onenode-%08x.img either)", type,
+			 (unsigned long long)len, (unsigned int)id);
+		ret = -EINVAL;
+	}
+	if (!ret) {
+		memcpy(&rec, p, sizeof(rec));
+		ret = onenode_obj_next(r, &type, &p, &len, why, sizeof(why));
+		if (!ret && type != ONENODE_OBJ_END) {
+			snprintf(why, sizeof(why), "a record of type %u after the dma-buf's", type);
+			ret = -EINVAL;
+		}
+	}
+	if (ret) {
+		log_err("file %#x: bad dma-buf image: %s", id, why);
+		return ret;
+	}
+	ret = find_share(id, rec.share, rec.rdev, &holder, &e);
+	if (ret) {
+		log_err("file %#x: a dma-buf of buffer %#llx: no image of the dump holds the buffer",
+			id, (unsigned long long)rec.share);
+		return -ENOENT;
+	}
+	ret = reopen(&holder, &dev);
+	if (ret) {
+		log_err("file %#x: no %s render node for the dma-buf's buffer: %s", id,
+			holder.driver, onenode_strerror(ret));
+		return ret;
+	}
+	session = session_of(dev.rdev);
+	if (!session) {
+		log_err("file %#x: %s has no restore session for the dma-buf's buffer", id,
+			dev.path);
+		ret = -ENODEV;
+		goto out;
+	}
+	e.mmap_offset = 0;
+	e.flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+	ret = onenode_criu_restore(&dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL);
+	if (!ret)
+		ret = onenode_criu_restore_bos(&dev, session, &e, &n);
+	if (!ret && !(e.flags & DRM_COMPUTE_CRIU_BO_JOINED))
+		ret = fill_from_image(&dev, holder.file_id, e.handle);
+	if (!ret)
+		ret = onenode_criu_restore(&dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL);
+	if (!ret && drmPrimeHandleToFD(dev.fd, e.handle,
+				       DRM_CLOEXEC | (rec.open_flags == O_RDWR ? DRM_RDWR : 0),
+				       &fd))
+		ret = -errno;
+	if (ret) {
+		log_err("file %#x: the dma-buf of buffer %#llx: %s (%s) refused: %s", id,
+			(unsigned long long)rec.share, dev.path, dev.driver, onenode_strerror(ret));
+		goto out;
+	}
+	log_info("restored file %#x: a dma-buf of buffer %#llx (%llu bytes, %s), %s", id,
+		 (unsigned long long)rec.share, (unsigned long long)rec.size,
+		 e.flags & DRM_COMPUTE_CRIU_BO_JOINED ? "the session had it" :
+		 "made here, contents from the image of its holder", dev.path);
+out:
+	onenode_close(&dev);
+	return ret ? ret : fd;
+}
+
 static int onenode_restore_ext_file(int id)
 {
 	struct onenode_criu_record rec;
@@ -855,8 +1357,21 @@ static int onenode_restore_ext_file(int id)
 	if (!restore_enabled)
 		return -ENOTSUP;
 	ret = onenode_criu_image_read(criu_get_image_dir(), (uint32_t)id, &rec, why, sizeof(why));
-	if (ret == -ENOENT)
-		return -ENOTSUP;	/* another plugin's file */
+	if (ret == -ENOENT) {
+		struct onenode_obj_reader r;
+
+		/* No identity: a dma-buf fd's image, or another plugin's file. */
+		ret = onenode_obj_open(criu_get_image_dir(), (uint32_t)id, &r, why, sizeof(why));
+		if (ret == -ENOENT)
+			return -ENOTSUP;
+		if (ret) {
+			log_err("file %#x: bad dma-buf image: %s", id, why);
+			return ret;
+		}
+		ret = restore_dmabuf(id, &r);
+		onenode_obj_close(&r);
+		return ret;
+	}
 	if (ret) {
 		log_err("file %#x: bad image: %s", id, why);
 		return ret;

@@ -12,8 +12,8 @@
  *
  * With CRIU_HOLDER_OBJECTS=1 in its environment it also creates a buffer,
  * which it exports (a PRIME fd it keeps open), a GPU VM and a user queue
- * (whose CPU mappings it then drops); the kernel cannot save a buffer whose
- * dma-buf something beside the file holds: the dump must fail. When woken it then also checks that
+ * (whose CPU mappings it then drops), and imports a buffer of vgem's; the
+ * kernel cannot save an imported buffer: the dump must fail. When woken it then also checks that
  * they still exist, that the kernel still counts them for it as the file's
  * owner (DRM_COMPUTE_OP_CRIU_INFO), i.e. that criu's calls on the file did
  * not take it over, and that its queue is no longer suspended: the plugin
@@ -45,6 +45,17 @@
  * device location names the device restored onto), sets the flag and
  * checks the sum.
  *
+ * With CRIU_HOLDER_OBJECTS=shared it shares a buffer with a child: it
+ * fills and exports the buffer (keeping the dma-buf fd) and forks; the
+ * child opens a render-node file of its own, imports the dma-buf and maps
+ * it. When woken, the task checks the bytes, that the kept dma-buf fd
+ * still imports as its own buffer's handle, and writes a new pattern; it
+ * then wakes the child, which checks that its mapping shows the new
+ * pattern (one buffer, shared again) and that the dma-buf imports as its
+ * own handle too, and reports through its exit status. With
+ * CRIU_HOLDER_OBJECTS=shared-outside the sharer is a grandchild, orphaned
+ * at once, so outside the tree criu dumps: the dump must fail; when woken
+ * the task checks its bytes and dma-buf fd, and ends the sharer.
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
  * but for the device id.
@@ -65,6 +76,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -555,6 +567,145 @@ static int save_check(const struct onenode_device *dev, struct saved *sv, char *
  * The DEVICE reports match; after a restore on another instance (@moved),
  * but for the device id, which must then differ.
  */
+/* A buffer of vgem's imported into @dev: a buffer the kernel cannot save. */
+static int import_vgem(const struct onenode_device *dev, uint32_t *handle)
+{
+	struct drm_mode_create_dumb create = { .width = 64, .height = 16, .bpp = 32 };
+	int vgem = drmOpenWithType("vgem", NULL, DRM_NODE_PRIMARY), fd = -1, ret = 0;
+
+	if (vgem < 0)
+		return -ENODEV;
+	if (drmIoctl(vgem, DRM_IOCTL_MODE_CREATE_DUMB, &create) ||
+	    drmPrimeHandleToFD(vgem, create.handle, DRM_CLOEXEC, &fd) ||
+	    drmPrimeFDToHandle(dev->fd, fd, handle))
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	close(vgem);
+	return ret;
+}
+
+/* CRIU_HOLDER_OBJECTS=shared: the buffer the task shares with its child. */
+#define SHARED_SIZE	(64ull << 10)
+
+struct shared {
+	uint32_t bo;
+	int dmabuf;
+	uint8_t *map;
+	pid_t child;
+	/* The sharer is a grandchild, outside the tree criu dumps. */
+	bool outside;
+};
+
+static uint8_t shared_byte(uint64_t i, unsigned int round)
+{
+	return (uint8_t)(i * 7u + (i >> 12) + round * 101u);
+}
+
+/*
+ * The child: a file of its own, the dma-buf imported and mapped; once
+ * woken, the second pattern must show through the mapping, and the
+ * dma-buf import as its handle. Exits 0 or 1.
+ */
+static void shared_child(int dmabuf, int ready, const char *go)
+{
+	struct onenode_device mine;
+	uint32_t h, again;
+	uint8_t *p;
+
+	pid_t self = getpid();
+
+	if (onenode_open_driver("vcompute", NULL, &mine) ||
+	    drmPrimeFDToHandle(mine.fd, dmabuf, &h) || !(p = map_bo(&mine, h, SHARED_SIZE)) ||
+	    write(ready, &self, sizeof(self)) != sizeof(self))
+		_exit(1);
+	close(ready);
+	while (!woken && access(go, F_OK)) {
+		struct timespec ts = { 0, 50 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	for (uint64_t i = 0; i < SHARED_SIZE; i++)
+		if (p[i] != shared_byte(i, 1))
+			_exit(1);
+	if (drmPrimeFDToHandle(mine.fd, dmabuf, &again) || again != h)
+		_exit(1);
+	_exit(0);
+}
+
+static int shared_setup(const struct onenode_device *dev, struct shared *sh, const char *go)
+{
+	int ret, ready[2];
+	pid_t sharer;
+
+	ret = onenode_bo_create(dev, SHARED_SIZE, DRM_COMPUTE_PLACEMENT_SYSTEM, &sh->bo);
+	if (ret)
+		return ret;
+	sh->map = map_bo(dev, sh->bo, SHARED_SIZE);
+	if (!sh->map)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < SHARED_SIZE; i++)
+		sh->map[i] = shared_byte(i, 0);
+	if (drmPrimeHandleToFD(dev->fd, sh->bo, DRM_CLOEXEC | DRM_RDWR, &sh->dmabuf))
+		return -errno;
+	if (pipe(ready))
+		return -errno;
+	sh->child = fork();
+	if (sh->child < 0)
+		return -errno;
+	if (!sh->child) {
+		close(ready[0]);
+		/* Outside: the child's child, orphaned at once, out of the tree. */
+		if (sh->outside && fork())
+			_exit(0);
+		shared_child(sh->dmabuf, ready[1], go);
+	}
+	/* Until the sharer holds the buffer: two files, one buffer. */
+	close(ready[1]);
+	ret = read(ready[0], &sharer, sizeof(sharer)) == sizeof(sharer) ? 0 : -ECHILD;
+	close(ready[0]);
+	if (sh->outside) {
+		waitpid(sh->child, NULL, 0);
+		sh->child = sharer;
+	}
+	return ret;
+}
+
+static int shared_check(const struct onenode_device *dev, struct shared *sh, char *why,
+			size_t len)
+{
+	uint32_t probe;
+	int status;
+
+	for (uint64_t i = 0; i < SHARED_SIZE; i++) {
+		if (sh->map[i] != shared_byte(i, 0)) {
+			snprintf(why, len, "byte %llu of the shared buffer differs",
+				 (unsigned long long)i);
+			return -EIO;
+		}
+	}
+	if (drmPrimeFDToHandle(dev->fd, sh->dmabuf, &probe) || probe != sh->bo) {
+		snprintf(why, len, "the kept dma-buf fd imports as handle %u, not %u", probe,
+			 sh->bo);
+		return -EIO;
+	}
+	if (sh->outside) {
+		/* The dump was refused: the sharer is not ours to wait for. */
+		kill(sh->child, SIGKILL);
+		return 0;
+	}
+	for (uint64_t i = 0; i < SHARED_SIZE; i++)
+		sh->map[i] = shared_byte(i, 1);
+	kill(sh->child, SIGUSR1);
+	if (waitpid(sh->child, &status, 0) != sh->child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		snprintf(why, len, "the child did not see the task's writes through its own "
+			 "import of the dma-buf (status %#x)", status);
+		return -EIO;
+	}
+	return 0;
+}
+
 static bool same_report(struct drm_compute_query_device a, struct drm_compute_query_device b,
 			bool moved)
 {
@@ -578,9 +729,10 @@ int main(int argc, char **argv)
 	struct onenode_queue queue = { 0 };
 	uint32_t bo = 0, vm = 0;
 	struct saved sv = { 0 };
+	struct shared sh = { .dmabuf = -1 };
 	char why[256] = "";
 	int obj_ret = 0;
-	bool objects, save, moved;
+	bool objects, save, moved, shared;
 
 	if (argc == 2 && !strcmp(argv[1], "--probe"))
 		return probe();
@@ -605,6 +757,17 @@ int main(int argc, char **argv)
 	objects = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "1");
 	save = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "save");
 	moved = getenv("CRIU_HOLDER_MOVED") && !strcmp(getenv("CRIU_HOLDER_MOVED"), "1");
+	shared = getenv("CRIU_HOLDER_OBJECTS") && !strncmp(getenv("CRIU_HOLDER_OBJECTS"), "shared", 6);
+	sh.outside = shared && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside");
+	if (shared) {
+		ret = shared_setup(&dev, &sh, argv[2]);
+		if (ret) {
+			snprintf(text, sizeof(text), "FAIL: a buffer shared with a child: %s\n",
+				 onenode_strerror(ret));
+			write_file(argv[3], text);
+			return 1;
+		}
+	}
 	if (save) {
 		ret = save_setup(&dev, &sv);
 		if (ret) {
@@ -620,16 +783,18 @@ int main(int argc, char **argv)
 		};
 
 		int dmabuf = -1;
+		uint32_t imported;
 
 		ret = onenode_bo_create(&dev, 4096, DRM_COMPUTE_PLACEMENT_SYSTEM, &bo);
 		/*
-		 * Exported, the dma-buf fd kept for the task's life: the kernel
-		 * cannot save the buffer (closed, it could: only the file's PRIME
-		 * cache would hold the dma-buf). The fd comes after the render
-		 * node's, so criu reaches the render node first.
+		 * Exported, the dma-buf fd kept for the task's life (the kernel
+		 * saves such a buffer), and a buffer of vgem's imported, which
+		 * it cannot save.
 		 */
 		if (!ret && drmPrimeHandleToFD(dev.fd, bo, DRM_CLOEXEC, &dmabuf))
 			ret = -errno;
+		if (!ret)
+			ret = import_vgem(&dev, &imported);
 		if (!ret)
 			ret = onenode_vm_create_flags(&dev, 0, &vm);
 		if (!ret)
@@ -667,6 +832,8 @@ int main(int argc, char **argv)
 		obj_ret = check_objects(&dev, bo, &counts, queue.id);
 	if (save)
 		obj_ret = save_check(&dev, &sv, why, sizeof(why));
+	if (shared)
+		obj_ret = shared_check(&dev, &sh, why, sizeof(why));
 
 	/* The same fd number, without reopening anything. */
 	ret = onenode_device_from_fd(dev.fd, &again);
@@ -690,7 +857,7 @@ int main(int argc, char **argv)
 	} else if ((fcntl(dev.fd, F_GETFL) & (O_ACCMODE | O_NONBLOCK)) != fl_before ||
 		   fcntl(dev.fd, F_GETFD) != fdfl_before) {
 		snprintf(text, sizeof(text), "FAIL: fd %d flags changed\n", dev.fd);
-	} else if (obj_ret && save) {
+	} else if (obj_ret && (save || shared)) {
 		snprintf(text, sizeof(text), "FAIL: the saved objects: %s\n", why);
 	} else if (obj_ret) {
 		snprintf(text, sizeof(text), "FAIL: the buffer, VM and queue after the failed "
@@ -700,6 +867,9 @@ int main(int argc, char **argv)
 		snprintf(text, sizeof(text), "PASS: fd %d %s, DEVICE report identical%s%s\n",
 			 dev.fd, again.path, moved ? " but for the device id (another instance)" : "",
 			 objects ? ", buffer, VM and running queue kept" :
+			 shared && sh.outside ? ", the buffer shared outside the tree kept" :
+			 shared ? ", the buffer shared with the child restored as one buffer: "
+				  "bytes, the kept dma-buf fd, the child's import and mapping" :
 			 save ? ", buffers (bytes, handles, kept mapping), VMs, mappings and a "
 				"queue caught inside a packet restored; it finished the packet "
 				"and took new work through its kept ring and doorbell; an SVM "

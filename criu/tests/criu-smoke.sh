@@ -21,9 +21,9 @@
 #                     criu fails, the task keeps running and still passes
 #   dump-refuses-objects
 #                     the task holds a buffer it exported (keeping the
-#                     dma-buf fd), a GPU VM and a user queue; the kernel
-#                     cannot save a buffer whose dma-buf the task holds
-#                     yet: the plugin pauses the file
+#                     dma-buf fd), a GPU VM, a user queue and a buffer
+#                     imported from vgem; the kernel cannot save an
+#                     imported buffer: the plugin pauses the file
 #                     (the queue suspended), the dump fails with the kernel's
 #                     counts, the plugin resumes the file, and the task keeps
 #                     running with all three, its queue no longer suspended,
@@ -44,6 +44,17 @@
 #                     minor, another device id, the same DEVICE report
 #                     otherwise): the restored task checks the same as in
 #                     'objects', and that its fd is now the other node
+#   objects-shared    the task shares a buffer with its child: it exports
+#                     it (keeping the dma-buf fd) and forks, the child
+#                     imports the dma-buf into a render-node file of its
+#                     own and maps it: dump both, restore: one buffer again
+#                     (the task's writes show in the child's mapping), the
+#                     kept dma-buf fd imports as each file's own handle
+#   dump-refuses-shared
+#                     the same buffer shared with a process outside the tree
+#                     criu dumps (an orphaned grandchild): the plugin refuses,
+#                     naming the buffer and its holders; the task keeps
+#                     running with its buffer and dma-buf fd
 #   objects-damaged   the same dump; a bit flipped in the objects image, then
 #                     the image cut short: each restore fails with the
 #                     plugin's reason and leaves neither task nor device
@@ -86,6 +97,8 @@ cleanup() {
 		rmdir "/sys/kernel/config/vcompute/$instance" 2>/dev/null
 	fi
 	[ -n "$hang_saved" ] && echo "$hang_saved" >"$hang_param"
+	# Children of the task (a sharer) carry the same command line.
+	pkill -KILL -f -- "$work/ready" 2>/dev/null
 	rm -rf "$work"
 }
 
@@ -290,7 +303,7 @@ dump-refuses-objects)
 	need_log "$img/dump.log" "onenode: plugin loaded for dump"
 	need_log "$img/dump.log" "paused: 1 queues suspended, 1 exported buffers taken from their importers"
 	# The queue's ring and state are buffers of the file too.
-	need_log "$img/dump.log" "holds 1 compute objects the kernel cannot save yet, among 3 buffers (1 exported, 0 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
+	need_log "$img/dump.log" "holds 1 compute objects the kernel cannot save yet, among 4 buffers (1 exported, 1 imported), 1 GPU VMs, 1 user queues, 0 SVM ranges"
 	need_log "$img/dump.log" "resumed: 1 queues, 1 exported buffers"
 	ls "$img"/onenode-*.img >/dev/null 2>&1 && fail "an image was written for a refused file"
 	alive "$pid" || fail "task $pid died with the failed dump"
@@ -337,6 +350,30 @@ objects-other-device)
 	need_log "$img/restore.log" "2 user queues, 0 sync objects, 1 SVM ranges, at their handles and ids"
 	need_log "$img/restore.log" "at $other as fd"
 	verdict PASS
+	;;
+objects-shared)
+	CRIU_HOLDER_OBJECTS=shared start_holder
+	dump || fail "criu dump failed"
+	reap
+	# The task's file (the child holds it too), the child's own file.
+	need_log "$img/dump.log" "onenode: dump finished (criu status 0): 3 render-node fds seen, 2 files saved"
+	need_log "$img/dump.log" "a dma-buf of buffer"
+	say "dump: $(grep -F 'a dma-buf of buffer' "$img/dump.log" | sed 's/.*onenode: //')"
+	restore_must_succeed
+	need_log "$img/restore.log" ": a dma-buf of buffer"
+	say "restore: $(grep -F ': a dma-buf of buffer' "$img/restore.log" | sed 's/.*onenode: //')"
+	verdict PASS
+	;;
+dump-refuses-shared)
+	CRIU_HOLDER_OBJECTS=shared-outside start_holder
+	if dump; then
+		fail "criu dump succeeded although a process outside the dump shares a buffer"
+	fi
+	need_log "$img/dump.log" "is held by 2 files of the device, 1 of them in the dumped processes: a process outside the dump shares it"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
 	;;
 objects-damaged)
 	hang_detection_off
