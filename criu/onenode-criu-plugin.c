@@ -51,7 +51,11 @@
  * Everything is logged into CRIU's log with the prefix "onenode: ".
  *
  * Environment: ONENODE_CRIU_FAULT=dump makes the dump of a supported file
- * fail, to test that a failed dump leaves the task running.
+ * fail, to test that a failed dump leaves the task running;
+ * ONENODE_CRIU_RESTORE_NODE=PATH restores every file onto that node (of the
+ * dumped driver, with a DEVICE report equal but for its id) instead of the
+ * dumped one: a move to another device, or a render minor that differs
+ * between machines.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -61,6 +65,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -119,7 +124,7 @@ static struct paused_file *paused;
 static unsigned int nr_paused;
 
 /*
- * Restore: a buffer or a queue's doorbell page restored in this task, for
+ * Restore: a buffer or a queue's doorbell page restored by any task, for
  * UPDATE_VMA_MAP: mappings at [@old_offset, @old_offset + @size) of
  * @rdev's node move to @new_offset. The file that holds it is the one in
  * which buffer @handle has the mmap offset @key_offset: the buffer itself,
@@ -135,8 +140,35 @@ struct restored_bo {
 	uint64_t size;
 };
 
-static struct restored_bo *restored;
-static unsigned int nr_restored;
+/*
+ * The restored buffers of every task, in memory shared by all of them:
+ * criu's main process maps it at init, before it forks the tasks. A child
+ * inherits its parent's mappings of a file the parent restored (fork()
+ * copies them), so the task that maps is not always the one that restored.
+ * Entries are appended with an atomic count and never removed.
+ */
+struct restored_table {
+	uint32_t count;
+	uint32_t cap;
+	struct restored_bo e[];
+};
+
+#define RESTORED_TABLE_BYTES	(4u << 20)
+
+static struct restored_table *restored;
+
+/* Map the shared table of restored buffers (init, in criu's main process). */
+static int restored_table_init(void)
+{
+	void *p = mmap(NULL, RESTORED_TABLE_BYTES, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	restored = p;
+	restored->cap = (RESTORED_TABLE_BYTES - sizeof(*restored)) / sizeof(restored->e[0]);
+	return 0;
+}
 
 /*
  * Restore: a restore session per supported render node, opened in criu's
@@ -278,8 +310,16 @@ static int onenode_init(int s)
 		log_info("plugin loaded for restore (CRIU plugin ABI %#x)%s",
 			 CRIU_ABI_VERSION_4_1_1,
 			 restore_enabled ? "" : "; the dump did not use it, staying idle");
-		if (restore_enabled)
+		if (restore_enabled) {
+			int ret = restored_table_init();
+
+			if (ret) {
+				log_err("cannot map the table of restored buffers: %s",
+					strerror(-ret));
+				return -1;
+			}
 			open_sessions();
+		}
 		return 0;
 	}
 	log_info("plugin loaded for %s (CRIU plugin ABI %#x)%s", stage_name(s),
@@ -900,25 +940,39 @@ out:
 	return ret;
 }
 
+/* Append @b to the shared table; -ENOSPC when it is full. */
+static int remember(const struct restored_bo *b)
+{
+	uint32_t i;
+
+	if (!restored)
+		return -ENOMEM;
+	i = __atomic_fetch_add(&restored->count, 1, __ATOMIC_ACQ_REL);
+	if (i >= restored->cap) {
+		log_err("more than %u restored buffers and doorbells: their mappings cannot move",
+			restored->cap);
+		return -ENOSPC;
+	}
+	restored->e[i] = *b;
+	return 0;
+}
+
 static int remember_bos(const struct onenode_device *dev, const struct drm_compute_criu_bo *bos,
 			const uint64_t *old_offsets, uint32_t n)
 {
-	struct restored_bo *more = realloc(restored, (nr_restored + n + 1) * sizeof(*restored));
+	int ret = 0;
 
-	if (!more)
-		return -ENOMEM;
-	restored = more;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && !ret; i++) {
 		if (!old_offsets[i])
 			continue;	/* never mapped: no mapping to move */
-		restored[nr_restored++] = (struct restored_bo){
+		ret = remember(&(struct restored_bo){
 			.rdev = dev->rdev, .handle = bos[i].handle,
 			.key_offset = bos[i].mmap_offset,
 			.old_offset = old_offsets[i], .new_offset = bos[i].mmap_offset,
 			.size = bos[i].size,
-		};
+		});
 	}
-	return 0;
+	return ret;
 }
 
 /* The doorbell pages of restored queues; @key names a buffer of their file. */
@@ -927,20 +981,17 @@ static int remember_doorbells(const struct onenode_device *dev,
 			      const uint64_t *old_offsets, uint32_t n,
 			      const struct drm_compute_criu_bo *key)
 {
-	struct restored_bo *more = realloc(restored, (nr_restored + n + 1) * sizeof(*restored));
 	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
 
-	if (!more)
-		return -ENOMEM;
-	restored = more;
-	for (uint32_t i = 0; i < n; i++)
-		restored[nr_restored++] = (struct restored_bo){
+	for (uint32_t i = 0; i < n && !ret; i++)
+		ret = remember(&(struct restored_bo){
 			.rdev = dev->rdev, .handle = key->handle,
 			.key_offset = key->mmap_offset, .queue_id = queues[i].queue_id,
 			.old_offset = old_offsets[i], .new_offset = queues[i].doorbell_offset,
 			.size = (uint64_t)page,
-		};
-	return 0;
+		});
+	return ret;
 }
 
 /* Entries of @size in a record of @len bytes, or -1 when it is not a whole number. */
@@ -1151,10 +1202,33 @@ out:
 	return ret;
 }
 
-/* Open @path, or the first node of the dumped driver, with the dumped flags. */
+/*
+ * Open @path, or the first node of the dumped driver, with the dumped flags;
+ * ONENODE_CRIU_RESTORE_NODE in criu's environment names the node instead
+ * (a restore onto another device, a render minor that differs).
+ */
 static int reopen(const struct onenode_criu_record *rec, struct onenode_device *dev)
 {
-	int ret = onenode_open_path_flags(rec->path, rec->open_flags, dev);
+	const char *node = getenv("ONENODE_CRIU_RESTORE_NODE");
+	int ret;
+
+	if (node && *node) {
+		ret = onenode_open_path_flags(node, rec->open_flags, dev);
+		if (ret) {
+			log_err("ONENODE_CRIU_RESTORE_NODE=%s: %s", node, onenode_strerror(ret));
+			return ret;
+		}
+		if (strcmp(dev->driver, rec->driver)) {
+			log_err("ONENODE_CRIU_RESTORE_NODE=%s is driven by %s, the dump's node by %s",
+				node, dev->driver, rec->driver);
+			onenode_close(dev);
+			return -ENODEV;
+		}
+		log_info("restoring onto %s (ONENODE_CRIU_RESTORE_NODE), dumped from %s", node,
+			 rec->path);
+		return 0;
+	}
+	ret = onenode_open_path_flags(rec->path, rec->open_flags, dev);
 
 	if (!ret && !strcmp(dev->driver, rec->driver))
 		return 0;
@@ -1473,21 +1547,34 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 				  const uint64_t old_pgoff, uint64_t *new_pgoff, int *plugin_fd)
 {
 	struct stat st;
+	bool held = false;
+	uint32_t n;
 
 	if (!restore_enabled || stat(path, &st) || !S_ISCHR(st.st_mode) ||
-	    major(st.st_rdev) != DRM_CHAR_MAJOR)
+	    major(st.st_rdev) != DRM_CHAR_MAJOR) {
+		if (restore_enabled && !strncmp(path, "/dev/dri/", 9))
+			log_warn("the mapping at %#llx of %s: not a DRM node here (%s)",
+				 (unsigned long long)addr, path, strerror(errno));
 		return -ENOTSUP;
-	for (unsigned int i = 0; i < nr_restored; i++) {
-		const struct restored_bo *b = &restored[i];
+	}
+	/* Every task's restored buffers: a mapping inherited across fork() too. */
+	n = restored ? __atomic_load_n(&restored->count, __ATOMIC_ACQUIRE) : 0;
+	if (restored && n > restored->cap)
+		n = restored->cap;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct restored_bo *b = &restored->e[i];
 		int fd;
 
 		if (old_pgoff < b->old_offset || old_pgoff - b->old_offset >= b->size)
 			continue;
+		/*
+		 * A buffer several files share has an entry per file: the
+		 * one whose file this task holds.
+		 */
 		fd = restored_file_fd(b);
 		if (fd < 0) {
-			log_err("the mapping at %#llx of %s: no restored file holds buffer %u",
-				(unsigned long long)addr, path, b->handle);
-			return -ENOENT;
+			held = true;
+			continue;
 		}
 		*new_pgoff = b->new_offset + (old_pgoff - b->old_offset);
 		*plugin_fd = fd;
@@ -1503,8 +1590,9 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 				 b->handle);
 		return 1;
 	}
-	log_err("the mapping at %#llx of %s (offset %#llx) maps no buffer this plugin restored",
-		(unsigned long long)addr, path, (unsigned long long)old_pgoff);
+	log_err("the mapping at %#llx of %s (offset %#llx) maps %s", (unsigned long long)addr, path,
+		(unsigned long long)old_pgoff, held ? "a restored buffer no file of this task holds" :
+		"no buffer this plugin restored");
 	return -ENOENT;
 }
 
