@@ -61,6 +61,7 @@ ensure_tree() {
 	install_guest_shims
 	ensure_igt
 	ensure_rdma_provider
+	ensure_zdtm
 }
 
 # make_tree: the packages of the tree, remade only when tools/packages.txt
@@ -227,6 +228,50 @@ ensure_rdma_provider() {
 	' rdma "$RDMA_PREFIX"
 	echo "$want" >"$dir.new/STAMP"
 	rm -rf "$dir" && mv "$dir.new" "$dir"
+}
+
+# CRIU's own test suite, zdtm, from the source of the criu the tree has: its
+# maps00 and maps02 run with the onenode plugin loaded, as CRIU's CI runs
+# them with its GPU plugins, to show that the plugin changes nothing for a
+# process without a GPU (criu/tests/zdtm-maps.sh).
+CRIU_VERSION=4.1.1
+CRIU_ORIG_SHA256=f80a66cb3726bb2116266d4759ce3bcbfab7abdb6b6d430bf20dd41911717afe
+
+# ensure_zdtm: criu's orig tarball (checked against CRIU_ORIG_SHA256) in
+# $CACHE/work/src/criu, with criu/tests/zdtm-test-kernel.patch, and zdtm's
+# library and the two tests built in the tree.
+ensure_zdtm() {
+	local src=$CACHE/work/src/criu tarball=$CACHE/work/debs/criu_$CRIU_VERSION.orig.tar.xz have want
+	want=$( { echo "$CRIU_ORIG_SHA256"; cat "$ONENODE_SRC/criu/tests/zdtm-test-kernel.patch"; } | sha256sum | cut -c1-16)
+	[ "$(cat "$src/STAMP" 2>/dev/null)" = "$want" ] && return 0
+	need_root
+	have=$(dpkg-query --admindir="$TREE/var/lib/dpkg" -W -f='${Version}' criu 2>/dev/null || true)
+	[ "${have%%-*}" = "$CRIU_VERSION" ] ||
+		die "the tree's criu is '$have'; zdtm is built from criu $CRIU_VERSION (CRIU_VERSION in tools/lib.sh)"
+	if [ ! -f "$tarball" ]; then
+		log "downloading criu $CRIU_VERSION's source (zdtm, CRIU's test suite)"
+		mkdir -p "$(dirname "$tarball")"
+		/usr/lib/apt/apt-helper download-file \
+			"$(archive_uri)/pool/main/c/criu/criu_$CRIU_VERSION.orig.tar.xz" "$tarball.part" \
+			"SHA256:$CRIU_ORIG_SHA256" >&2 ||
+			die "cannot download criu_$CRIU_VERSION.orig.tar.xz from $(archive_uri)"
+		mv "$tarball.part" "$tarball"
+	fi
+	log "building zdtm's maps00 and maps02 from criu $CRIU_VERSION's source (~10 s)"
+	rm -rf "$src" && mkdir -p "$src"
+	tar -xJf "$tarball" -C "$src" --strip-components=1
+	# zdtm.py imports pycriu: the tree's python3-pycriu, not the source's
+	# unbuilt copy, which test/pycriu links to.
+	rm -f "$src/test/pycriu"
+	patch -d "$src" -p1 -s --no-backup-if-mismatch <"$ONENODE_SRC/criu/tests/zdtm-test-kernel.patch" ||
+		die "criu/tests/zdtm-test-kernel.patch does not apply to criu $CRIU_VERSION"
+	in_tree bash -euc '
+		cd /onenode/cache/src/criu/test
+		make -C zdtm/lib >/dev/null
+		make -C zdtm/static maps00 maps02 >/dev/null
+		make zdtm_ct >/dev/null
+	'
+	echo "$want" >"$src/STAMP"
 }
 
 # ensure_igt: upstream IGT (IGT_DEBS) unpacked into $TREE/opt/igt with an
@@ -917,8 +962,33 @@ cmd_demo() {
 	log "demo: boot the VM; on the vcompute render node, query the device, then add two vectors on"
 	log "      a user queue submitted by doorbell, waiting on a user fence and on a DRM syncobj;"
 	log "      then sum a heap array and a heap linked list through SVM, before and after a"
-	log "      prefetch to device memory"
-	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute && $T_CACHE/build/user/examples/nic-ingest/onenode-nic-ingest"
+	log "      prefetch to device memory; ingest NIC packets into GPU memory; checkpoint a GPU job"
+	log "      with CRIU and restore it on the same and on another instance"
+	cmd_vm -- bash -c "$T_CACHE/build/user/examples/caps/onenode-caps && $T_CACHE/build/user/examples/vector-add/onenode-vector-add && $T_CACHE/build/user/examples/svm-compute/onenode-svm-compute && $T_CACHE/build/user/examples/nic-ingest/onenode-nic-ingest && $T_CACHE/build/user/examples/criu-migrate/onenode-criu-migrate --plugin-dir $T_CACHE/build/user/criu"
+}
+
+# cmd_migrate: examples/criu-migrate split over two VM boots: the job is
+# dumped into $CACHE/work/criu-migrate (/onenode/cache/criu-migrate in the guest) in the
+# first, and restored from there in the second, a fresh kernel and device.
+cmd_migrate() {
+	local dir=$T_CACHE/criu-migrate
+	local bin=$T_CACHE/build/user/examples/criu-migrate/onenode-criu-migrate
+	ensure_tree
+	cmd_build --kernel --user
+	rm -rf "$CACHE/work/criu-migrate"
+	log "migrate: boot 1 of 2: start the job, checkpoint it with criu into $dir"
+	cmd_vm -- "$bin" --plugin-dir "$T_CACHE/build/user/criu" --dump-to "$dir"
+	log "migrate: boot 2 of 2: restore the job from $dir and let it finish"
+	cmd_vm -- "$bin" --plugin-dir "$T_CACHE/build/user/criu" --restore-from "$dir"
+}
+
+# cmd_zdtm: CRIU's zdtm tests maps00 and maps02 with the onenode plugin
+# loaded, in the debug VM (criu/tests/zdtm-maps.sh; too slow under TCG for
+# the test run's budget).
+cmd_zdtm() {
+	ensure_tree
+	cmd_build --kernel --user
+	cmd_vm -- meson test -C "$T_CACHE/build/user" --suite zdtm --no-rebuild --print-errorlogs
 }
 
 # cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
