@@ -478,7 +478,7 @@ static int onenode_checkpoint_devices(int pid)
 	d = opendir(dir);
 	if (!d) {
 		log_warn("cannot list %s: %s", dir, strerror(errno));
-		return 0;
+		return -ENOTSUP;
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (pidfd < 0) {
@@ -510,7 +510,11 @@ static int onenode_checkpoint_devices(int pid)
 	closedir(d);
 	close(pidfd);
 	nr_fds_seen += n;
-	return ret;
+	/*
+	 * CRIU stops at the first plugin that answers anything but -ENOTSUP:
+	 * a task without this plugin's files is left to the others (CUDA's).
+	 */
+	return ret ? ret : n ? 0 : -ENOTSUP;
 }
 
 static int list_all(const struct onenode_device *dev, uint32_t op, size_t size, void **out,
