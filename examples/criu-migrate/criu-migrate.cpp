@@ -49,6 +49,7 @@
 #include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -254,7 +255,9 @@ struct Shared {
 		std::uint32_t h, again;
 		std::uint8_t *p = nullptr;
 
-		if (onenode_open_path(node.c_str(), &mine) ||
+		/* Never outlive the job: it is the one that wakes us. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() == 1 ||
+		    onenode_open_path(node.c_str(), &mine) ||
 		    drmPrimeFDToHandle(mine.fd, dmabuf, &h) ||
 		    onenode_bo_map(&mine, h, shared_size, reinterpret_cast<void **>(&p)) ||
 		    write(ready, "1", 1) != 1)
@@ -405,6 +408,17 @@ void put(const fs::path &p, const std::string &text)
 	std::ofstream(p) << text;
 }
 
+/* Write @p whole or not at all: a reader polling for it never sees half. */
+void put_whole(const fs::path &p, const std::string &text)
+{
+	fs::path tmp = p;
+	std::error_code ec;
+
+	tmp += ".tmp";
+	std::ofstream(tmp) << text;
+	fs::rename(tmp, p, ec);
+}
+
 /* The job: set up, say ready, wait to be woken (after a restore), check. */
 int job(const fs::path &dir)
 {
@@ -426,7 +440,7 @@ int job(const fs::path &dir)
 		svm.setup(dev.get());
 		shared.setup(dev.get());
 		std::string nic_text = nic.setup(dev.get());
-		put(dir / "ready", std::format("pid {} on {}; {}\n", getpid(), dev.path(),
+		put_whole(dir / "ready", std::format("pid {} on {}; {}\n", getpid(), dev.path(),
 					       nic_text));
 		while (!woken && !fs::exists(dir / "go"))
 			std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -439,7 +453,7 @@ int job(const fs::path &dir)
 	} catch (const std::exception &e) {
 		out = std::string("FAIL: ") + e.what() + "\n";
 	}
-	put(dir / "result", out);
+	put_whole(dir / "result", out);
 	return out.starts_with("PASS") ? 0 : 1;
 }
 
@@ -519,6 +533,10 @@ bool restore(const fs::path &work, const fs::path &img, const std::string &plugi
 		return false;
 	}
 	std::printf("  job: %s", slurp(work / "result").c_str());
+	/* Gone before the next restore, which needs its pid free. */
+	pid_t job_pid = std::stoi(slurp(work / "restored.pid"));
+	for (int i = 0; i < 300 && kill(job_pid, 0) == 0; i++)
+		std::this_thread::sleep_for(std::chrono::milliseconds(100));
 	return slurp(work / "result").starts_with("PASS");
 }
 
@@ -561,6 +579,7 @@ pid_t start_and_dump(const std::string &self, const fs::path &work, const std::s
 	}
 	if (!wait_for(work / "ready", 120)) {
 		std::printf("the job never got ready: %s", slurp(work / "result").c_str());
+		kill(pid, SIGKILL);
 		waitpid(pid, nullptr, 0);
 		return -1;
 	}
