@@ -12,6 +12,7 @@
  * input and the access rule.
  */
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -21,10 +22,14 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
+#include <linux/userfaultfd.h>
 
 #include "igt_core.h"
 #include "drmtest.h"
@@ -1228,6 +1233,331 @@ static void test_shared_race(void)
 	compute_close(&s);
 }
 
+/* A shared entry of @share at @handle, as a checkpoint lists it. */
+static struct drm_compute_criu_bo shared_entry(uint32_t handle, uint64_t share)
+{
+	return (struct drm_compute_criu_bo){
+		.handle = handle, .size = 2 * COMPUTE_PAGE,
+		.placement = DRM_COMPUTE_PLACEMENT_SYSTEM, .share = share,
+	};
+}
+
+static void restoring_file(struct compute_dev *f)
+{
+	compute_open_file(&cd, f);
+	igt_assert_eq(onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL),
+		      0);
+}
+
+/*
+ * The entries are written back once, after every one was made: when they
+ * cannot be (a read-only array), the call takes back what it made, and
+ * the shared buffer it made is the next entry's to write, not a buffer
+ * that nobody writes.
+ */
+static void test_shared_efault(void)
+{
+	struct drm_compute_criu_bo e = shared_entry(5, 0x4321), *ro;
+	struct compute_dev s, f;
+	uint64_t sid;
+	uint32_t n = 1;
+
+	compute_open_file(&cd, &s);
+	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	restoring_file(&f);
+	ro = mmap(NULL, COMPUTE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(ro != MAP_FAILED);
+	*ro = e;
+	igt_assert_eq(mprotect(ro, COMPUTE_PAGE, PROT_READ), 0);
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, ro, &n), -EFAULT);
+	igt_assert(!memcmp(ro, &e, sizeof(e)));
+	/* Nothing left at the handle; the retry gets the buffer to write. */
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
+	igt_assert_f(!(e.flags & DRM_COMPUTE_CRIU_BO_JOINED),
+		     "the retry took the buffer as written by someone else\n");
+	igt_assert(e.mmap_offset);
+	munmap(ro, COMPUTE_PAGE);
+	compute_close(&f);
+	compute_close(&s);
+}
+
+/*
+ * A shared buffer that only a dma-buf fd holds (the file that made it is
+ * closed, as the plugin's file for a restored dma-buf fd is): a file that
+ * takes it later imports that dma-buf as its own handle. A second dma-buf
+ * of the buffer would make the import a second handle, with a WARN in
+ * drm_gem_prime_fd_to_handle().
+ */
+static void test_shared_dmabuf_alone(void)
+{
+	struct drm_compute_criu_bo e = shared_entry(9, 0x5555);
+	struct drm_compute_criu_share info;
+	struct compute_dev s, f, g;
+	uint32_t n = 1, h;
+	uint64_t sid;
+	int fd;
+
+	compute_open_file(&cd, &s);
+	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	restoring_file(&f);
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
+	igt_assert(!(e.flags & DRM_COMPUTE_CRIU_BO_JOINED));
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	fd = compute_prime_fd(&f, e.handle);
+	compute_close(&f);
+
+	restoring_file(&g);
+	e.flags = 0;
+	e.mmap_offset = 0;
+	igt_assert_eq(onenode_criu_restore_bos(&g.dev, sid, &e, &n), 0);
+	igt_assert(e.flags & DRM_COMPUTE_CRIU_BO_JOINED);
+	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	igt_assert_eq(onenode_criu_dmabuf(&g.dev, fd, &info), 0);
+	igt_assert_eq_u32(info.handle, e.handle);
+	igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &h), 0);
+	igt_assert_eq_u32(h, e.handle);
+	close(fd);
+	compute_close(&g);
+	compute_close(&s);
+}
+
+/* The access mode of dma-buf fd @fd: O_RDONLY or O_RDWR. */
+static int dmabuf_mode(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	igt_assert(fl >= 0);
+	return fl & O_ACCMODE;
+}
+
+/*
+ * A buffer whose dma-buf was exported read-only: listed so, and shared
+ * again read-only; one exported read-write comes back read-write. A
+ * read-only entry without a share id is refused.
+ */
+static void test_shared_dmabuf_mode(void)
+{
+	struct compute_dev f, g, s, f2, g2;
+	struct image ia, ib;
+	uint64_t sid;
+	int fd;
+
+	for (int rdwr = 0; rdwr < 2; rdwr++) {
+		uint32_t a, b, n;
+
+		compute_open_file(&cd, &f);
+		compute_open_file(&cd, &g);
+		a = compute_bo(&f, 2 * COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+		igt_assert_eq(drmPrimeHandleToFD(f.fd, a, DRM_CLOEXEC | (rdwr ? DRM_RDWR : 0),
+						 &fd), 0);
+		igt_assert_eq(dmabuf_mode(fd), rdwr ? O_RDWR : O_RDONLY);
+		igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &b), 0);
+		close(fd);
+		checkpoint(&f, &ia);
+		checkpoint(&g, &ib);
+		igt_assert(ia.bos[0].share);
+		igt_assert_eq(!!(ia.bos[0].flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY), !rdwr);
+		igt_assert_eq(!!(ib.bos[0].flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY), !rdwr);
+
+		compute_open_file(&cd, &s);
+		igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+		compute_open_file(&cd, &f2);
+		compute_open_file(&cd, &g2);
+		igt_assert_eq(restore_in(&f2, &ia, sid), 0);
+		igt_assert_eq(restore_in(&g2, &ib, sid), 0);
+		/* Any export of the restored buffer is the session's dma-buf. */
+		igt_assert_eq(drmPrimeHandleToFD(g2.fd, b, DRM_CLOEXEC | DRM_RDWR, &fd), 0);
+		igt_assert_eq(dmabuf_mode(fd), rdwr ? O_RDWR : O_RDONLY);
+		igt_assert_eq(drmPrimeFDToHandle(f2.fd, fd, &n), 0);
+		igt_assert_eq_u32(n, a);
+		close(fd);
+
+		if (!rdwr) {
+			struct compute_dev h;
+			struct drm_compute_criu_bo e = ia.bos[0];
+
+			compute_open_file(&cd, &h);
+			igt_assert_eq(onenode_criu_restore(&h.dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN,
+							   NULL, NULL), 0);
+			e.flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+			e.mmap_offset = 0;
+			e.share = 0;
+			n = 1;
+			igt_assert_eq(onenode_criu_restore_bos(&h.dev, sid, &e, &n), -EINVAL);
+			compute_close(&h);
+		}
+		image_free(&ia);
+		image_free(&ib);
+		compute_close(&g2);
+		compute_close(&f2);
+		compute_close(&s);
+		compute_close(&g);
+		compute_close(&f);
+	}
+}
+
+/*
+ * Become @uid keeping CAP_CHECKPOINT_RESTORE (and the rest of the
+ * permitted set) effective: a restorer of another user.
+ */
+static void become_other_restorer(uid_t uid)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+
+	igt_assert_eq(prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), 0);
+	igt_assert_eq(setresuid(uid, uid, uid), 0);
+	igt_assert_eq(syscall(SYS_capget, &hdr, data), 0);
+	for (int i = 0; i < _LINUX_CAPABILITY_U32S_3; i++)
+		data[i].effective = data[i].permitted;
+	igt_assert_eq(syscall(SYS_capset, &hdr, data), 0);
+}
+
+/*
+ * A session is its opener's: a restoring process of another user, allowed
+ * to restore, does not find it by its id, and takes none of its buffers.
+ */
+static void test_shared_session_owner(void)
+{
+	struct drm_compute_criu_bo e = shared_entry(4, 0x6666);
+	struct compute_dev s, f;
+	uint64_t sid;
+	uint32_t n = 1;
+
+	compute_open_file(&cd, &s);
+	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	restoring_file(&f);
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
+	compute_close(&f);
+
+	igt_fork(child, 1) {
+		struct drm_compute_criu_bo c = shared_entry(4, 0x6666);
+		struct compute_dev g;
+
+		restoring_file(&g);
+		become_other_restorer(65534);
+		igt_assert_eq(onenode_criu_restore_bos(&g.dev, sid, &c, &n), -ENOENT);
+		compute_close(&g);
+	}
+	igt_waitchildren();
+	/* Its opener's user still finds it. */
+	restoring_file(&f);
+	e = shared_entry(4, 0x6666);
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
+	igt_assert(e.flags & DRM_COMPUTE_CRIU_BO_JOINED);
+	compute_close(&f);
+	compute_close(&s);
+}
+
+struct undo_race {
+	const struct compute_dev *f;
+	struct drm_compute_criu_bo *entries;
+	uint64_t sid;
+	int ret;
+};
+
+static void *undo_racer(void *arg)
+{
+	struct undo_race *r = arg;
+	uint32_t n = 2;
+
+	r->ret = onenode_criu_restore_bos(&r->f->dev, r->sid, r->entries, &n);
+	return NULL;
+}
+
+/*
+ * A call stopped reading its entries (a userfaultfd page) while another
+ * file takes the shared buffer and the caller rewrites an entry it has
+ * passed: the call fails on its last entry and takes back what it made
+ * from what it read, not from the caller's memory (so it deletes no other
+ * handle), and leaves the other file's buffer in the session (so a retry
+ * shares it instead of making a second one).
+ */
+static void test_shared_undo_race(void)
+{
+	const uint64_t share = 0x7777;
+	struct drm_compute_criu_bo e, *entries, *page1;
+	struct uffdio_register reg = {};
+	struct uffdio_copy copy = {};
+	struct drm_compute_criu_share info;
+	struct compute_dev s, f, g;
+	struct uffd_msg msg;
+	struct undo_race r;
+	uint64_t sid;
+	uint32_t n = 1;
+	pthread_t t;
+	uint8_t *area, *src;
+	int uffd;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	igt_require_f(uffd >= 0, "userfaultfd: %s\n", strerror(errno));
+	{
+		struct uffdio_api api = { .api = UFFD_API };
+
+		igt_assert_eq(ioctl(uffd, UFFDIO_API, &api), 0);
+	}
+	compute_open_file(&cd, &s);
+	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	restoring_file(&f);
+	restoring_file(&g);
+
+	/* A handle f made before, which the failing call must not touch. */
+	e = (struct drm_compute_criu_bo){ .handle = 7, .size = COMPUTE_PAGE,
+					  .placement = DRM_COMPUTE_PLACEMENT_SYSTEM };
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, 0, &e, &n), 0);
+
+	/* Entry 0 ends a present page, entry 1 starts a missing one. */
+	area = mmap(NULL, 2 * COMPUTE_PAGE, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	igt_assert(area != MAP_FAILED);
+	page1 = (struct drm_compute_criu_bo *)(area + COMPUTE_PAGE);
+	entries = page1 - 1;
+	entries[0] = shared_entry(1, share);
+	reg.range.start = (uintptr_t)page1;
+	reg.range.len = COMPUTE_PAGE;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	igt_assert_eq(ioctl(uffd, UFFDIO_REGISTER, &reg), 0);
+
+	r = (struct undo_race){ .f = &f, .entries = entries, .sid = sid };
+	igt_assert_eq(pthread_create(&t, NULL, undo_racer, &r), 0);
+	igt_assert_eq(read(uffd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	igt_assert_eq(msg.event, UFFD_EVENT_PAGEFAULT);
+
+	/* f's call waits for entry 1: g takes the buffer, entry 0 changes. */
+	e = shared_entry(1, share);
+	igt_assert_eq(onenode_criu_restore_bos(&g.dev, sid, &e, &n), 0);
+	entries[0].handle = 7;
+
+	/* Entry 1 arrives, invalid (handle 0). */
+	src = calloc(1, COMPUTE_PAGE);
+	igt_assert(src);
+	((struct drm_compute_criu_bo *)src)[0] = shared_entry(0, 0);
+	copy.dst = (uintptr_t)page1;
+	copy.src = (uintptr_t)src;
+	copy.len = COMPUTE_PAGE;
+	igt_assert_eq(ioctl(uffd, UFFDIO_COPY, &copy), 0);
+	pthread_join(t, NULL);
+	igt_assert_eq(r.ret, -EINVAL);
+
+	/* The retry shares g's buffer; handle 7 is still f's. */
+	entries[0] = shared_entry(1, share);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, entries, &n), 0);
+	igt_assert_f(entries[0].flags & DRM_COMPUTE_CRIU_BO_JOINED,
+		     "a second buffer was made for a share id the session had\n");
+	igt_assert_eq_u64(entries[0].mmap_offset, e.mmap_offset);
+	igt_assert_eq(onenode_criu_restore(&f.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	igt_assert_f(onenode_criu_bo_share(&f.dev, 7, &info) == 0,
+		     "the failed call deleted a handle it had not made\n");
+
+	free(src);
+	munmap(area, 2 * COMPUTE_PAGE);
+	close(uffd);
+	compute_close(&g);
+	compute_close(&f);
+	compute_close(&s);
+}
+
 static void test_invalid(void)
 {
 	struct drm_compute_criu_restore ok = { .op = DRM_COMPUTE_CRIU_RESTORE_BEGIN }, bad;
@@ -1451,6 +1781,37 @@ igt_main
 		     "one makes the buffer, three take it.");
 	igt_subtest("shared-race")
 		test_shared_race();
+
+	igt_describe("RESTORE_BOS on a read-only array: -EFAULT, nothing left "
+		     "at the handle, and the shared buffer it made is the "
+		     "retry's to write, not taken as written.");
+	igt_subtest("shared-efault")
+		test_shared_efault();
+
+	igt_describe("A shared buffer only a dma-buf fd holds, taken by a later "
+		     "file: the fd imports as that file's handle, with no "
+		     "second dma-buf.");
+	igt_subtest("shared-dmabuf-alone")
+		test_shared_dmabuf_alone();
+
+	igt_describe("A call stalled on a userfaultfd page while another file "
+		     "takes its shared buffer and the caller rewrites a passed "
+		     "entry: the failed call deletes only what it made and the "
+		     "retry shares the other file's buffer.");
+	igt_subtest("shared-undo-race")
+		test_shared_undo_race();
+
+	igt_describe("A buffer whose dma-buf was exported read-only is listed "
+		     "with DMABUF_RDONLY and its dma-buf comes back read-only; a "
+		     "read-write one read-write; the flag without a share id is "
+		     "refused.");
+	igt_subtest("shared-dmabuf-mode")
+		test_shared_dmabuf_mode();
+
+	igt_describe("A restore session is its opener's: a restorer of another "
+		     "user, with CAP_CHECKPOINT_RESTORE, does not find it by id.");
+	igt_subtest("shared-session-owner")
+		test_shared_session_owner();
 
 	igt_describe("An unknown op, each flag bit, each reserved word and "
 		     "fields the op does not use: -EINVAL, the argument "

@@ -3,6 +3,7 @@
  * Copyright 2026 The onenode authors
  */
 
+#include <linux/cred.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/export.h>
@@ -472,15 +473,19 @@ int drm_compute_bo_criu_list(struct drm_compute_file *cfile,
 			.size = objs[i]->size,
 			.placement = cfile->cdev->ops->bo_criu_placement(objs[i]),
 		};
-		bool shared;
+		bool shared, rdonly;
 
 		mutex_lock(&objs[i]->dev->object_name_lock);
 		shared = bo_shared(objs[i]);
+		rdonly = objs[i]->dma_buf &&
+			 !(objs[i]->dma_buf->file->f_mode & FMODE_WRITE);
 		mutex_unlock(&objs[i]->dev->object_name_lock);
 		if (shared) {
 			ret = bo_share_id(objs[i], &e.share);
 			if (ret)
 				break;
+			if (rdonly)
+				e.flags |= DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY;
 		}
 		e.mmap_offset = bo_mmap_offset(objs[i]);
 		if (copy_to_user(&out[i], &e, sizeof(e))) {
@@ -626,7 +631,7 @@ static int bo_criu_make(struct drm_compute_file *cfile,
 			struct drm_compute_criu_bo *e)
 {
 	struct drm_compute_bo_create create = {
-		.flags = e->flags,
+		.flags = e->flags & ~DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY,
 		.size = e->size,
 		.placement = e->placement,
 	};
@@ -639,7 +644,7 @@ static int bo_criu_make(struct drm_compute_file *cfile,
 	 * it was at the checkpoint (a PREFER_P2P buffer moved to system
 	 * memory for an importer) must be a place the flag allows.
 	 */
-	if (e->flags == DRM_COMPUTE_BO_EXPORT_PREFER_P2P) {
+	if (create.flags == DRM_COMPUTE_BO_EXPORT_PREFER_P2P) {
 		if (e->placement != DRM_COMPUTE_PLACEMENT_VRAM &&
 		    e->placement != DRM_COMPUTE_PLACEMENT_SYSTEM)
 			return -EINVAL;
@@ -666,6 +671,28 @@ static int bo_criu_make(struct drm_compute_file *cfile,
 }
 
 /**
+ * struct drm_compute_criu_shared - a shared buffer of a restore session
+ */
+struct drm_compute_criu_shared {
+	/** @obj: the buffer, with a reference. */
+	struct drm_gem_object *obj;
+	/**
+	 * @dmabuf: its dma-buf, exported when the buffer was made, with a
+	 * reference: the buffer's only dma-buf for as long as the session
+	 * lives, also while no file holds a handle to it (a restored dma-buf
+	 * fd alone), so that a later file takes the buffer with this dma-buf
+	 * in its PRIME cache and not a second one.
+	 */
+	struct dma_buf *dmabuf;
+	/**
+	 * @claimed: an entry took the buffer without
+	 * %DRM_COMPUTE_CRIU_BO_JOINED, so its caller writes the contents;
+	 * cleared again when that entry's call fails.
+	 */
+	bool claimed;
+};
+
+/**
  * struct drm_compute_criu_session - a restore session
  * (%DRM_COMPUTE_CRIU_RESTORE_SESSION): the shared buffers made so far.
  *
@@ -675,12 +702,35 @@ static int bo_criu_make(struct drm_compute_file *cfile,
  */
 struct drm_compute_criu_session {
 	/**
-	 * @bos: checkpoint share id (&drm_compute_criu_bo.share) -> the
-	 * buffer made for it, with a reference; under
+	 * @bos: checkpoint share id (&drm_compute_criu_bo.share) -> &struct
+	 * drm_compute_criu_shared; entries and their @claimed under
 	 * &drm_compute_device.criu_share_lock.
 	 */
 	struct xarray bos;
+	/**
+	 * @cred: who opened it. Only a caller with the same effective uid in
+	 * the same user namespace finds it (bo_criu_session_find()): another
+	 * user allowed to restore cannot take this restore's buffers by
+	 * guessing its id.
+	 */
+	const struct cred *cred;
 };
+
+/* Session @session of the caller's, under criu_share_lock; NULL if none. */
+static struct drm_compute_criu_session *
+bo_criu_session_find(struct drm_compute_device *cdev, u64 session)
+{
+	struct drm_compute_criu_session *sess;
+
+	lockdep_assert_held(&cdev->criu_share_lock);
+	if (!session || session > INT_MAX)
+		return NULL;
+	sess = xa_load(&cdev->criu_sessions, session);
+	if (!sess || sess->cred->user_ns != current_user_ns() ||
+	    !uid_eq(sess->cred->euid, current_euid()))
+		return NULL;
+	return sess;
+}
 
 /**
  * drm_compute_bo_criu_session - %DRM_COMPUTE_CRIU_RESTORE_SESSION
@@ -706,12 +756,14 @@ int drm_compute_bo_criu_session(struct drm_compute_file *cfile, u64 *id)
 	if (!sess)
 		return -ENOMEM;
 	xa_init(&sess->bos);
+	sess->cred = get_current_cred();
 	mutex_lock(&cdev->criu_share_lock);
 	ret = xa_alloc_cyclic(&cdev->criu_sessions, &sid, sess,
 			      XA_LIMIT(1, INT_MAX), &cdev->criu_next_session,
 			      GFP_KERNEL);
 	mutex_unlock(&cdev->criu_share_lock);
 	if (ret < 0) {
+		put_cred(sess->cred);
 		kfree(sess);
 		return ret;
 	}
@@ -724,8 +776,8 @@ int drm_compute_bo_criu_session(struct drm_compute_file *cfile, u64 *id)
  * drm_compute_bo_criu_session_fini - close the restore session a file owns
  * @cfile: the closing file
  *
- * Drops the session's references: a shared buffer no restored file took
- * goes now.
+ * Drops the session's references: a shared buffer no restored file or fd
+ * took goes now.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  */
@@ -733,7 +785,7 @@ void drm_compute_bo_criu_session_fini(struct drm_compute_file *cfile)
 {
 	struct drm_compute_device *cdev = cfile->cdev;
 	struct drm_compute_criu_session *sess;
-	struct drm_gem_object *obj;
+	struct drm_compute_criu_shared *sh;
 	unsigned long share;
 
 	lockdep_assert_held(&cfile->criu_lock);
@@ -745,24 +797,52 @@ void drm_compute_bo_criu_session_fini(struct drm_compute_file *cfile)
 	cfile->criu_session = 0;
 	if (WARN_ON(!sess))
 		return;
-	xa_for_each(&sess->bos, share, obj)
-		drm_gem_object_put(obj);
+	xa_for_each(&sess->bos, share, sh) {
+		dma_buf_put(sh->dmabuf);
+		drm_gem_object_put(sh->obj);
+		kfree(sh);
+	}
 	xa_destroy(&sess->bos);
+	put_cred(sess->cred);
 	kfree(sess);
 }
 
-/* Give entry @e's handle to @obj, the session's buffer of its share id. */
-static int bo_criu_join(struct drm_compute_file *cfile,
-			struct drm_gem_object *obj,
+/*
+ * Give entry @e's handle to @sh's buffer, with @sh's dma-buf in the file's
+ * PRIME cache, so that importing the buffer's dma-buf into this file finds
+ * this handle, as it did before the checkpoint, instead of making a second
+ * one. When no file holds a handle to the buffer (a restored dma-buf fd
+ * alone), GEM has let go of its dma-buf: it gets the session's back first,
+ * as importing that dma-buf would give it (drm_gem_prime_fd_to_handle()),
+ * and never a second one.
+ */
+static int bo_criu_take(struct drm_compute_file *cfile,
+			struct drm_compute_criu_shared *sh,
 			struct drm_compute_criu_bo *e)
 {
-	struct drm_compute_p2p_export *exp = bo_export_state(cfile->cdev, obj);
+	struct drm_compute_p2p_export *exp = bo_export_state(cfile->cdev, sh->obj);
+	struct drm_gem_object *obj = sh->obj;
+	struct dma_buf *dmabuf;
 	u32 handle;
 	int ret;
 
-	if (obj->size != e->size || (exp ? exp->flags : 0) != e->flags)
+	if (obj->size != e->size ||
+	    (exp ? exp->flags : 0) != (e->flags & ~DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY))
 		return -EINVAL;
-	ret = drm_gem_handle_create(cfile->file, obj, &handle);
+	/*
+	 * Until the handle exists the buffer may hold a dma-buf with no
+	 * handle, as during drm_gem_prime_fd_to_handle(); a handle that
+	 * cannot be made drops it again (drm_gem_object_handle_put_unlocked()).
+	 */
+	mutex_lock(&obj->dev->object_name_lock);
+	if (!obj->dma_buf) {
+		get_dma_buf(sh->dmabuf);
+		obj->dma_buf = sh->dmabuf;
+	}
+	ret = drm_WARN_ON(obj->dev, obj->dma_buf != sh->dmabuf) ? -EBUSY : 0;
+	mutex_unlock(&obj->dev->object_name_lock);
+	if (!ret)
+		ret = drm_gem_handle_create(cfile->file, obj, &handle);
 	if (ret)
 		return ret;
 	ret = bo_move_handle(cfile->file, handle, e->handle);
@@ -770,99 +850,115 @@ static int bo_criu_join(struct drm_compute_file *cfile,
 		drm_gem_handle_delete(cfile->file, handle);
 		return ret;
 	}
+	dmabuf = drm_gem_prime_handle_to_dmabuf(obj->dev, cfile->file, e->handle,
+						DRM_CLOEXEC | DRM_RDWR);
+	if (IS_ERR(dmabuf)) {
+		drm_gem_handle_delete(cfile->file, e->handle);
+		return PTR_ERR(dmabuf);
+	}
+	dma_buf_put(dmabuf);
 	e->mmap_offset = bo_mmap_offset(obj);
-	e->flags |= DRM_COMPUTE_CRIU_BO_JOINED;
 	return 0;
 }
 
-/*
- * A shared buffer was exported, and each file that held it had it in its
- * PRIME cache (it exported or imported it): give the restored handle its
- * cache entry, so that importing the buffer's dma-buf into this file finds
- * this handle, as it did before, instead of making a second one.
- */
-static int bo_criu_prime(struct drm_compute_file *cfile, u32 handle)
+/* Make @e's buffer and give it to session @sess; its caller writes it. */
+static int bo_criu_make_shared(struct drm_compute_file *cfile,
+			       struct drm_compute_criu_session *sess,
+			       struct drm_compute_criu_bo *e)
 {
-	struct dma_buf *dmabuf;
+	struct drm_compute_criu_shared *sh;
+	int ret;
 
-	dmabuf = drm_gem_prime_handle_to_dmabuf(cfile->cdev->drm, cfile->file,
-						handle, DRM_CLOEXEC | DRM_RDWR);
-	if (IS_ERR(dmabuf))
-		return PTR_ERR(dmabuf);
-	dma_buf_put(dmabuf);
-	return 0;
+	sh = kzalloc_obj(*sh);
+	if (!sh)
+		return -ENOMEM;
+	ret = bo_criu_make(cfile, e);
+	if (ret)
+		goto err_free;
+	sh->obj = drm_gem_object_lookup(cfile->file, e->handle);
+	if (WARN_ON(!sh->obj)) {
+		ret = -ENOENT;
+		goto err_free;
+	}
+	sh->dmabuf = drm_gem_prime_handle_to_dmabuf(cfile->cdev->drm, cfile->file,
+						    e->handle, DRM_CLOEXEC |
+						    (e->flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY ?
+						     0 : DRM_RDWR));
+	if (IS_ERR(sh->dmabuf)) {
+		ret = PTR_ERR(sh->dmabuf);
+		goto err_put;
+	}
+	sh->claimed = true;
+	ret = xa_err(xa_store(&sess->bos, e->share, sh, GFP_KERNEL));
+	if (!ret)
+		return 0;
+	dma_buf_put(sh->dmabuf);
+err_put:
+	drm_gem_object_put(sh->obj);
+	drm_gem_handle_delete(cfile->file, e->handle);
+	e->mmap_offset = 0;
+err_free:
+	kfree(sh);
+	return ret;
 }
 
 /*
  * A shared entry: the session's buffer of its id if there is one, else
  * made here and given to the session. One lock over both, so two files
- * restoring at once make the buffer once.
+ * restoring at once make the buffer once. The first entry to get the
+ * buffer writes it; the others come back JOINED.
  */
 static int bo_criu_restore_shared(struct drm_compute_file *cfile,
 				  struct drm_compute_criu_bo *e, u64 session)
 {
 	struct drm_compute_device *cdev = cfile->cdev;
 	struct drm_compute_criu_session *sess;
-	struct drm_gem_object *obj;
+	struct drm_compute_criu_shared *sh;
 	int ret;
 
 	if (!session || e->share != (unsigned long)e->share)
 		return -EINVAL;
 	mutex_lock(&cdev->criu_share_lock);
-	sess = session <= INT_MAX ? xa_load(&cdev->criu_sessions, session) : NULL;
+	sess = bo_criu_session_find(cdev, session);
 	if (!sess) {
 		ret = -ENOENT;
 		goto out;
 	}
-	obj = xa_load(&sess->bos, e->share);
-	if (obj) {
-		ret = bo_criu_join(cfile, obj, e);
-		if (ret)
-			goto out;
-		ret = bo_criu_prime(cfile, e->handle);
-		if (ret) {
-			drm_gem_handle_delete(cfile->file, e->handle);
-			e->flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
-			e->mmap_offset = 0;
-		}
+	sh = xa_load(&sess->bos, e->share);
+	if (!sh) {
+		ret = bo_criu_make_shared(cfile, sess, e);
 		goto out;
 	}
-	ret = bo_criu_make(cfile, e);
+	ret = bo_criu_take(cfile, sh, e);
 	if (ret)
 		goto out;
-	obj = drm_gem_object_lookup(cfile->file, e->handle);
-	if (WARN_ON(!obj)) {
-		ret = -ENOENT;
-		goto out;
-	}
-	ret = bo_criu_prime(cfile, e->handle);
-	if (!ret)
-		ret = xa_err(xa_store(&sess->bos, e->share, obj, GFP_KERNEL));
-	if (ret) {
-		drm_gem_object_put(obj);
-		drm_gem_handle_delete(cfile->file, e->handle);
-		e->mmap_offset = 0;
-	}
+	if (sh->claimed)
+		e->flags |= DRM_COMPUTE_CRIU_BO_JOINED;
+	sh->claimed = true;
 out:
 	mutex_unlock(&cdev->criu_share_lock);
 	return ret;
 }
 
-/* Take back the session's buffer of @share: the call that made it failed. */
-static void bo_criu_unshare(struct drm_compute_file *cfile, u64 session,
+/*
+ * The call that got the session's buffer of @share to write failed: the
+ * buffer stays in the session, since other files may have taken it
+ * meanwhile, and the next entry of that id (a retry, another file) gets it
+ * to write instead.
+ */
+static void bo_criu_unclaim(struct drm_compute_file *cfile, u64 session,
 			    u64 share)
 {
 	struct drm_compute_device *cdev = cfile->cdev;
 	struct drm_compute_criu_session *sess;
-	struct drm_gem_object *obj = NULL;
+	struct drm_compute_criu_shared *sh;
 
 	mutex_lock(&cdev->criu_share_lock);
-	sess = session <= INT_MAX ? xa_load(&cdev->criu_sessions, session) : NULL;
-	if (sess)
-		obj = xa_erase(&sess->bos, share);
+	sess = bo_criu_session_find(cdev, session);
+	sh = sess ? xa_load(&sess->bos, share) : NULL;
+	if (sh)
+		sh->claimed = false;
 	mutex_unlock(&cdev->criu_share_lock);
-	if (obj)
-		drm_gem_object_put(obj);
 }
 
 static int bo_criu_restore_one(struct drm_compute_file *cfile,
@@ -870,23 +966,35 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
 {
 	/* Handles are idr ids: 1 to INT_MAX. */
 	if (!e->handle || e->handle >= INT_MAX || e->mmap_offset ||
-	    e->flags & DRM_COMPUTE_CRIU_BO_JOINED)
+	    e->flags & DRM_COMPUTE_CRIU_BO_JOINED ||
+	    (e->flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY && !e->share))
 		return -EINVAL;
 	if (e->share)
 		return bo_criu_restore_shared(cfile, e, session);
 	return bo_criu_make(cfile, e);
 }
 
+/* Take back entry @e, which this call made or took. */
+static void bo_criu_undo_one(struct drm_compute_file *cfile,
+			     const struct drm_compute_criu_bo *e, u64 session)
+{
+	drm_gem_handle_delete(cfile->file, e->handle);
+	if (e->share && !(e->flags & DRM_COMPUTE_CRIU_BO_JOINED))
+		bo_criu_unclaim(cfile, session, e->share);
+}
+
 /**
  * drm_compute_bo_criu_restore - %DRM_COMPUTE_CRIU_RESTORE_BOS
  * @cfile: the restoring file
- * @args: the call: @count entries at @ptr; @count set to those made
+ * @args: the call: @count entries at @ptr
  *
  * Each buffer is created zeroed, with &struct drm_compute_bo_create's
  * rules, at the handle its entry names, and given an mmap offset, which is
- * written back to the entry. All or nothing: an entry that fails deletes
- * the buffers the call made before it and zeroes their entries' offsets
- * again.
+ * written back to the entry; a shared entry takes its session's buffer
+ * (bo_criu_restore_shared()). The entries are read once, into the kernel,
+ * and written back once: all or nothing, an entry that fails takes back
+ * what the call made before it from that copy, and the caller's array is
+ * left as it was.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  *
@@ -896,42 +1004,34 @@ static int bo_criu_restore_one(struct drm_compute_file *cfile,
 int drm_compute_bo_criu_restore(struct drm_compute_file *cfile,
 				struct drm_compute_criu_restore *args)
 {
-	struct drm_compute_criu_bo __user *in = u64_to_user_ptr(args->ptr);
-	struct drm_compute_criu_bo e;
+	void __user *uptr = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_bo *e;
 	int ret = 0;
 	u32 i;
 
 	lockdep_assert_held(&cfile->criu_lock);
+	if (!args->count)
+		return 0;
+	/* The caller's own array, copied: NOWARN, as its size is the caller's. */
+	e = kvmalloc_array(args->count, sizeof(*e),
+			   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!e)
+		return -ENOMEM;
+	if (copy_from_user(e, uptr, array_size(args->count, sizeof(*e)))) {
+		ret = -EFAULT;
+		goto out;
+	}
 	for (i = 0; i < args->count; i++) {
-		if (copy_from_user(&e, &in[i], sizeof(e))) {
-			ret = -EFAULT;
-			break;
-		}
-		ret = bo_criu_restore_one(cfile, &e, args->session);
+		ret = bo_criu_restore_one(cfile, &e[i], args->session);
 		if (ret)
 			break;
-		if (put_user(e.mmap_offset, &in[i].mmap_offset) ||
-		    put_user(e.flags, &in[i].flags)) {
-			drm_gem_handle_delete(cfile->file, e.handle);
-			ret = -EFAULT;
-			break;
-		}
 	}
-	/*
-	 * All or nothing: undo what this call made, and give the entries
-	 * back their zero mmap offsets and their flags without JOINED, so
-	 * that the array can be sent again. A shared buffer this call made
-	 * leaves the session too: a retry makes it again, to be written.
-	 */
-	while (ret && i--) {
-		if (copy_from_user(&e, &in[i], sizeof(e)))
-			continue;
-		drm_gem_handle_delete(cfile->file, e.handle);
-		if (e.share && !(e.flags & DRM_COMPUTE_CRIU_BO_JOINED))
-			bo_criu_unshare(cfile, args->session, e.share);
-		put_user(0ULL, &in[i].mmap_offset);
-		put_user(e.flags & ~DRM_COMPUTE_CRIU_BO_JOINED, &in[i].flags);
-	}
+	if (!ret && copy_to_user(uptr, e, array_size(args->count, sizeof(*e))))
+		ret = -EFAULT;
+	while (ret && i--)
+		bo_criu_undo_one(cfile, &e[i], args->session);
+out:
+	kvfree(e);
 	return ret;
 }
 

@@ -122,15 +122,21 @@
  * hold the buffer (drm_compute_bo_criu_share()). A restore tool opens a restore session
  * (%DRM_COMPUTE_CRIU_RESTORE_SESSION, drm_compute_bo_criu_session()) on a
  * file it keeps for the whole restore, and names it in every RESTORE_BOS:
- * the first entry of an id makes the buffer and the session keeps it, the
- * later ones, in any file and process, take the same buffer
- * (%DRM_COMPUTE_CRIU_BO_JOINED); dma-bufs are exported again from it with
- * PRIME. The session is closed with its file, which drops its references.
- * Whether every holder of a shared buffer was in the checkpoint is the
- * tool's to check (&drm_compute_criu_share.files). A
- * driver
- * gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU callbacks of
- * &struct drm_compute_ops.
+ * the first entry of an id makes the buffer, exports its one dma-buf
+ * (read-write, or read-only for an entry with
+ * %DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY) and the session keeps both; the later ones, in any file and process, take the same buffer
+ * with that dma-buf in their PRIME cache (%DRM_COMPUTE_CRIU_BO_JOINED),
+ * also when no file holds it any more and only a restored dma-buf fd
+ * does. A failed call leaves its shared buffers in the session, for the
+ * next entry of their ids to write. The session is closed with its file,
+ * which drops its references. A session id is found only by callers with
+ * its opener's effective uid in its opener's user namespace (a restore
+ * tool's tasks, before their own credentials come back), so another user
+ * allowed to restore cannot take its buffers by guessing the id. Whether
+ * every holder of a shared buffer was in the checkpoint is the tool's to
+ * check (&drm_compute_criu_share.files, the files with a handle
+ * to it). A driver gets %DRM_COMPUTE_FEATURE_CRIU by implementing the CRIU
+ * callbacks of &struct drm_compute_ops.
  *
  * Locking: the checkpoint and restore ops run under
  * &drm_compute_file.criu_lock; a buffer's contents are copied with no other

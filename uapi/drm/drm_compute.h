@@ -1512,9 +1512,11 @@ struct drm_compute_criu_bo {
 	/** @handle: the buffer's GEM handle in its file. */
 	__u32 handle;
 	/**
-	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with, or 0. A
-	 * buffer made for export is saved while nothing but its file holds
-	 * its dma-buf, if it has one; a restore makes it again with its
+	 * @flags: the DRM_COMPUTE_BO_EXPORT_* flag it was made with, or 0,
+	 * and %DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY and
+	 * %DRM_COMPUTE_CRIU_BO_JOINED as they say. A buffer made for export
+	 * is saved while nothing but its file holds its dma-buf, if it has
+	 * one; a restore makes it again with its
 	 * flag, where the flag puts a new buffer
 	 * (%DRM_COMPUTE_PLACEMENT_VRAM for PREFER_P2P even when @placement
 	 * says it had moved to system memory), and its next importer decides
@@ -1549,10 +1551,14 @@ struct drm_compute_criu_bo {
 
 /**
  * DRM_COMPUTE_CRIU_BO_JOINED - set by %DRM_COMPUTE_CRIU_RESTORE_BOS in
- * &drm_compute_criu_bo.flags of an entry whose buffer the restore session
- * already had (&drm_compute_criu_bo.share): the entry's handle now names
- * that buffer, whose contents its maker writes; the caller writes none.
- * Never set on input.
+ * &drm_compute_criu_bo.flags of an entry that took a buffer of the restore
+ * session (&drm_compute_criu_bo.share) whose contents another entry
+ * writes: the entry's handle now names that buffer; the caller writes
+ * none. The first entry to get a buffer, the one that makes it, comes
+ * back without the flag and its caller writes the contents; if that
+ * entry's call fails, the buffer stays in the session and the next entry
+ * of its id, in a retry or in another file, comes back without the flag
+ * instead. Never set on input.
  */
 #define DRM_COMPUTE_CRIU_BO_JOINED	(1u << 31)
 
@@ -1563,6 +1569,17 @@ struct drm_compute_criu_bo {
 struct drm_compute_criu_share {
 	/**
 	 * @share: the buffer's id on its device, as
+/**
+ * DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY - in &drm_compute_criu_bo.flags of a
+ * shared entry (&drm_compute_criu_bo.share): the buffer's dma-buf is
+ * read-only, as its first PRIME export without %DRM_RDWR made it, and so is
+ * every fd of it. Set by %DRM_COMPUTE_CRIU_CKPT_LIST_BOS; given to
+ * %DRM_COMPUTE_CRIU_RESTORE_BOS, the restore session exports the buffer's
+ * dma-buf read-only again (otherwise read-write). -EINVAL on an entry
+ * without a share id.
+ */
+#define DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY	(1u << 30)
+
 	 * &drm_compute_criu_bo.share lists it in every file that holds it.
 	 */
 	__u64 share;
@@ -1813,7 +1830,8 @@ struct drm_compute_criu_queue {
  * DRM_COMPUTE_CRIU_CKPT_DMABUF - which buffer of the file the dma-buf with
  * fd @id is, as &struct drm_compute_criu_share at @ptr: how a tool that
  * saves a process's dma-buf fds names their buffers. Works on any file,
- * paused or not, and changes nothing. -ENOENT when the file has no handle
+ * paused or not, and changes nothing the process can see (the share id is
+ * the buffer's mmap offset, allocated here if it had none). -ENOENT when the file has no handle
  * to the dma-buf's buffer (a buffer of another device, or of no file of
  * this one), -EBADF for @id not an open fd, -EINVAL for an fd that is no
  * dma-buf.
@@ -1823,7 +1841,7 @@ struct drm_compute_criu_queue {
  * DRM_COMPUTE_CRIU_CKPT_BO_SHARE - how the buffer with handle @id is
  * shared, as &struct drm_compute_criu_share at @ptr (its share id even
  * while only this file holds it). Works on any file, paused or not, and
- * changes nothing. -ENOENT for an unknown handle or an import.
+ * changes nothing the process can see, as DMABUF. -ENOENT for an unknown handle or an import.
  */
 #define DRM_COMPUTE_CRIU_CKPT_BO_SHARE		9
 
@@ -2005,7 +2023,8 @@ struct drm_compute_criu_checkpoint {
  * for BEGIN on a file that holds objects or is restoring, for SESSION on a
  * file that owns one, and for any other op on a file that is not restoring;
  * -EEXIST for a handle or id in use; -ENOENT for a handle or VM the file
- * does not have, or a session the device does not have; -ENOSPC when the
+ * does not have, or a session the device does not have or that a caller
+ * with another effective uid or user namespace opened; -ENOSPC when the
  * device's memory is full or the file has &drm_compute_dev_info.max_vms VMs,
  * or QUEUES has more entries than the device's queue limit; -EFAULT;
  * -ENOMEM. An array op makes all of its entries or none: the first entry
