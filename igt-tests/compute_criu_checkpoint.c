@@ -132,6 +132,68 @@ static void test_list(void)
 	compute_close(&f);
 }
 
+/*
+ * Pending sync-object signals: counted by INFO, listed by queue and, in a
+ * queue, in the order it completes them, whatever order they were asked
+ * in; a short array gets the first ones and the full count.
+ */
+static void test_signals(void)
+{
+	static const uint64_t values[] = { 30, 10, 20 };
+	struct drm_compute_criu_signal e[4];
+	struct drm_compute_criu_info info;
+	struct compute_queue q0, q1;
+	struct compute_dev f;
+	uint32_t vm, bin, tl, n;
+
+	compute_open_file(&cd, &f);
+	vm = compute_vm(&f);
+	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q0);
+	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(1), &q1);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &bin), 0);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &tl), 0);
+	for (int i = 0; i < 3; i++)
+		igt_assert_eq(onenode_userq_signal(&f.dev, q0.q.id, 1000 + values[i], tl,
+						   values[i]), 0);
+	igt_assert_eq(onenode_userq_signal(&f.dev, q1.q.id, 1000, bin, 0), 0);
+	igt_assert_eq(onenode_criu_info(&f.dev, &info), 0);
+	igt_assert_eq_u32(info.signals, 4);
+	igt_assert_eq_u32(info.unsaved, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 0 : 2);
+	igt_require(cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU);
+
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_PAUSE);
+	n = 0;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS, NULL, &n), 0);
+	igt_assert_eq_u32(n, 4);
+	memset(e, 0xa5, sizeof(e));
+	n = 2;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS, e, &n), 0);
+	igt_assert_eq_u32(n, 4);
+	igt_assert_eq_u32(e[2].handle, 0xa5a5a5a5);
+	n = 4;
+	igt_assert_eq(onenode_criu_list(&f.dev, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS, e, &n), 0);
+	igt_assert_eq_u32(n, 4);
+	for (int i = 0; i < 3; i++) {
+		igt_assert_eq_u32(e[i].queue_id, q0.q.id);
+		igt_assert_eq_u32(e[i].handle, tl);
+		igt_assert_eq_u64(e[i].value, 1010 + 10 * i);
+		igt_assert_eq_u64(e[i].point, 10 + 10 * i);
+		igt_assert_eq_u64(e[i].reserved, 0);
+	}
+	igt_assert_eq_u32(e[3].queue_id, q1.q.id);
+	igt_assert_eq_u32(e[3].handle, bin);
+	igt_assert_eq_u64(e[3].value, 1000);
+	igt_assert_eq_u64(e[3].point, 0);
+	pause_file(&f, DRM_COMPUTE_CRIU_OP_RESUME);
+
+	/* Listing changed nothing: the queue completes them later as before. */
+	igt_assert_eq(onenode_criu_info(&f.dev, &info), 0);
+	igt_assert_eq_u32(info.signals, 4);
+	compute_queue_fini(&q1);
+	compute_queue_fini(&q0);
+	compute_close(&f);
+}
+
 static void test_read_bo(void)
 {
 	const uint64_t size = 64 * COMPUTE_PAGE;
@@ -225,14 +287,16 @@ static void test_unsaved(void)
 	compute_queue_init_at(&f, vm, COMPUTE_QUEUE_VA(0), &q);
 	expect_unsaved(&f, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 0 : 1);
 	/*
-	 * One with a sync-object signal pending: not saved, nor the sync
-	 * object the signal holds.
+	 * A sync-object signal pending on it: saved, and so is the sync
+	 * object the signal holds. Once its handle is closed, the signal
+	 * names no sync object of the file: that one is not.
 	 */
 	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &so), 0);
 	igt_assert_eq(onenode_userq_signal(&f.dev, q.q.id, 1000, so, 1), 0);
-	expect_unsaved(&f, 2);
-	compute_queue_fini(&q);
+	expect_unsaved(&f, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 0 : 1);
 	drmSyncobjDestroy(f.fd, so);
+	expect_unsaved(&f, cd.uq.caps & DRM_COMPUTE_USERQ_CAP_CRIU ? 1 : 2);
+	compute_queue_fini(&q);
 	expect_unsaved(&f, 0);
 	/* A sync object whose fence is pending: not saved; signaled, it is. */
 	timeline = open("/sys/kernel/debug/sync/sw_sync", O_RDWR);
@@ -440,7 +504,7 @@ static void test_invalid(void)
 	igt_assert_eq_u32(ok.count, 0);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_CKPT_BO_SHARE + 1, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS + 1, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_CHECKPOINT, &bad, sizeof(bad),
 					-EINVAL);
 	}
@@ -587,6 +651,12 @@ igt_main
 	igt_subtest("list")
 		test_list();
 
+	igt_describe("Sync-object signals pending on two queues: INFO counts "
+		     "them, LIST_SIGNALS gives them by queue and in completion "
+		     "order, a short array the first ones and the full count.");
+	igt_subtest("signals")
+		test_signals();
+
 	igt_describe("Buffer contents in each placement are read in pieces of "
 		     "unaligned sizes, byte for byte; a range outside the "
 		     "buffer, an empty one, an unknown handle, unwritable "
@@ -594,7 +664,7 @@ igt_main
 	igt_subtest("read-bo")
 		test_read_bo();
 
-	igt_describe("A queue with a sync-object signal pending, a faulted "
+	igt_describe("A sync-object signal pending on a closed handle, a faulted "
 		     "queue, a sync object with a pending fence or shared "
 		     "through an fd, a buffer an importer is attached to, an SVM VM and a "
 		     "mapping of a buffer without a handle count as unsaved (a queue alone "

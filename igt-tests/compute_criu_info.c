@@ -61,7 +61,7 @@ static void expect_counts(const struct compute_dev *dev, uint32_t bos, uint32_t 
 	igt_assert_eq_u32(i.flags, 0);
 	/* What cannot be saved is among what is counted. */
 	igt_assert_lte_u32(i.unsaved, i.bos + i.vms + i.userqs);
-	igt_assert(!i.pad && !i.reserved);
+	igt_assert(!i.reserved);
 }
 
 /* A dumb buffer of vgem's, as a dma-buf fd; -1 without vgem. */
@@ -180,7 +180,7 @@ static void test_invalid(void)
 		offsetof(struct drm_compute_criu_info, svm_ranges),
 		offsetof(struct drm_compute_criu_info, unsaved),
 		offsetof(struct drm_compute_criu_info, syncobjs),
-		offsetof(struct drm_compute_criu_info, pad),
+		offsetof(struct drm_compute_criu_info, signals),
 	};
 	unsigned int i;
 

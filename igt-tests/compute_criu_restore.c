@@ -56,13 +56,15 @@ struct image {
 	struct drm_compute_criu_mapping maps[MAX_OBJS];
 	struct drm_compute_criu_queue queues[MAX_OBJS];
 	struct drm_compute_criu_syncobj syncobjs[MAX_OBJS];
-	uint32_t nbos, nvms, nmaps, nqueues, nsyncobjs;
+	struct drm_compute_criu_signal signals[MAX_OBJS];
+	uint32_t nbos, nvms, nmaps, nqueues, nsyncobjs, nsignals;
 };
 
 static void checkpoint(const struct compute_dev *f, struct image *img)
 {
 	memset(img, 0, sizeof(*img));
 	img->nbos = img->nvms = img->nmaps = img->nqueues = img->nsyncobjs = MAX_OBJS;
+	img->nsignals = MAX_OBJS;
 	igt_assert_eq(onenode_criu_pause(&f->dev, DRM_COMPUTE_CRIU_OP_PAUSE, NULL), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, img->bos,
 					&img->nbos), 0);
@@ -74,8 +76,11 @@ static void checkpoint(const struct compute_dev *f, struct image *img)
 					&img->nqueues), 0);
 	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS,
 					img->syncobjs, &img->nsyncobjs), 0);
+	igt_assert_eq(onenode_criu_list(&f->dev, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS,
+					img->signals, &img->nsignals), 0);
 	igt_assert(img->nbos <= MAX_OBJS && img->nvms <= MAX_OBJS && img->nmaps <= MAX_OBJS &&
-		   img->nqueues <= MAX_OBJS && img->nsyncobjs <= MAX_OBJS);
+		   img->nqueues <= MAX_OBJS && img->nsyncobjs <= MAX_OBJS &&
+		   img->nsignals <= MAX_OBJS);
 	for (uint32_t i = 0; i < img->nbos; i++) {
 		img->data[i] = malloc(img->bos[i].size);
 		igt_assert(img->data[i]);
@@ -139,6 +144,13 @@ static int restore_in(const struct compute_dev *f, struct image *img, uint64_t s
 			img->queues[i].doorbell_offset = 0;
 		n = img->nqueues;
 		ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, img->queues,
+					   &n);
+		if (ret)
+			return ret;
+	}
+	if (img->nsignals) {
+		n = img->nsignals;
+		ret = onenode_criu_restore(&f->dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, img->signals,
 					   &n);
 		if (ret)
 			return ret;
@@ -455,7 +467,9 @@ static uint8_t *image_bo(const struct image *img, uint32_t handle)
  * A queue checkpointed in the middle of a long LIST_SUM, and a second
  * queue its user had suspended with a write pending, restored into a fresh
  * file: the first finishes the walk from where it was, with the sum of the
- * whole walk; the second stays suspended until resumed, then writes.
+ * whole walk; the second stays suspended until resumed, then writes. The
+ * sync-object signals pending on both come back pending and complete with
+ * their queues.
  */
 static void test_queues(void)
 {
@@ -467,7 +481,7 @@ static void test_queues(void)
 	struct vcompute_list_node *nodes;
 	const volatile struct vcompute_list_sum *sum;
 	uint64_t pkt[VCOMPUTE_PKT_MAX_QWORDS], v1, v2, v3, t0, wptr, ctx_va;
-	uint32_t rq_id, sq_id, state, data;
+	uint32_t rq_id, sq_id, state, data, walk_so, write_so;
 	const struct drm_compute_criu_queue *e;
 	struct compute_dev f, g;
 	uint32_t vm, word = 0x5eed1234;
@@ -500,6 +514,11 @@ static void test_queues(void)
 	igt_assert_eq(onenode_userq_control(&f.dev, sq.id, DRM_COMPUTE_USERQ_OP_SUSPEND), 0);
 	compute_rawq_emit(&sq, pkt, onenode_pkt_write_data(pkt, d.va + WRITE_AT, &word, 1));
 	v3 = compute_rawq_submit(&sq);
+	/* The walk's end signals a binary sync object, the write a timeline's point 3. */
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &walk_so), 0);
+	igt_assert_eq(drmSyncobjCreate(f.fd, 0, &write_so), 0);
+	igt_assert_eq(onenode_userq_signal(&f.dev, rq.id, v2, walk_so, 0), 0);
+	igt_assert_eq(onenode_userq_signal(&f.dev, sq.id, v3, write_so, 3), 0);
 
 	/* Inside the walk. */
 	t0 = compute_now_ns();
@@ -519,6 +538,13 @@ static void test_queues(void)
 	compute_close(&f);
 
 	igt_assert_eq_u32(img.nqueues, 2);
+	igt_assert_eq_u32(img.nsyncobjs, 2);
+	igt_assert_eq_u32(img.nsignals, 2);
+	igt_assert_eq_u32(img.signals[0].queue_id, rq_id);
+	igt_assert_eq_u32(img.signals[0].handle, walk_so);
+	igt_assert_eq_u64(img.signals[0].value, v2);
+	igt_assert_eq_u32(img.signals[1].handle, write_so);
+	igt_assert_eq_u64(img.signals[1].point, 3);
 	e = &img.queues[0];
 	igt_assert_eq_u32(e->queue_id, rq_id);
 	igt_assert_eq_u32(e->status, 0);
@@ -547,6 +573,9 @@ static void test_queues(void)
 	munmap(db, cd.uq.doorbell_size);
 
 	igt_assert_eq(onenode_userq_wait(&g.dev, rq_id, v2, COMPUTE_TIMEOUT_MS * 1000000ll), 0);
+	igt_assert_eq(drmSyncobjWait(g.fd, &walk_so, 1,
+				     compute_abs_timeout(COMPUTE_TIMEOUT_MS * 1000000ull),
+				     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), 0);
 	p = compute_bo_map(&g, data, COMPUTE_PAGE);
 	sum = (const volatile void *)(p + LIST_OUT);
 	igt_assert_eq_u64(sum->nodes, LIST_NODES);
@@ -556,14 +585,75 @@ static void test_queues(void)
 	compute_state(&g, sq_id, &st);
 	igt_assert_eq_u32(st.status, DRM_COMPUTE_USERQ_STATUS_SUSPENDED);
 	igt_assert_eq(onenode_userq_wait(&g.dev, sq_id, v3, 0), -ETIME);
-	igt_assert_eq(onenode_userq_control(&g.dev, sq_id, DRM_COMPUTE_USERQ_OP_RESUME), 0);
-	igt_assert_eq(onenode_userq_wait(&g.dev, sq_id, v3, COMPUTE_TIMEOUT_MS * 1000000ll), 0);
+	{
+		uint64_t point = 3, got = 0;
+
+		/* Its signal is still pending: nothing at point 3 yet. */
+		igt_assert_eq(drmSyncobjQuery(g.fd, &write_so, &got, 1), 0);
+		igt_assert_eq_u64(got, 0);
+		igt_assert_eq(onenode_userq_control(&g.dev, sq_id, DRM_COMPUTE_USERQ_OP_RESUME),
+			      0);
+		igt_assert_eq(onenode_userq_wait(&g.dev, sq_id, v3,
+						 COMPUTE_TIMEOUT_MS * 1000000ll), 0);
+		igt_assert_eq(drmSyncobjTimelineWait(g.fd, &write_so, &point, 1,
+						     compute_abs_timeout(COMPUTE_TIMEOUT_MS * 1000000ull),
+						     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL), 0);
+	}
 	igt_assert_eq_u32(*(uint32_t *)(p + WRITE_AT), word);
 	munmap(p, COMPUTE_PAGE);
 
 	image_free(&img);
 	compute_close(&g);
 	compute_param_restore(&job_limit);
+}
+
+/*
+ * RESTORE_SIGNALS's rules, on restoring file @g with queue @queue_id at
+ * fence @fence: each bad entry fails, all or nothing; a good one is added.
+ */
+static void bad_signals(const struct compute_dev *g, uint32_t queue_id, uint64_t fence)
+{
+	const struct drm_compute_criu_syncobj so = { .handle = 5 };
+	const struct drm_compute_criu_signal good = {
+		.queue_id = queue_id, .handle = 5, .value = fence + 100,
+	};
+	struct drm_compute_criu_signal bad, two[2], *many;
+	uint32_t n = 1;
+
+	igt_assert_eq(onenode_criu_restore(&g->dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS,
+					   (void *)&so, &n), 0);
+	for (int i = 0; i < 3; i++) {
+		static const int want[] = { -ENOENT, -ENOENT, -EINVAL };
+
+		bad = good;
+		switch (i) {
+		case 0: bad.queue_id = queue_id + 1; break;
+		case 1: bad.handle = 6; break;
+		default: bad.reserved = 1; break;
+		}
+		n = 1;
+		igt_assert_f(onenode_criu_restore(&g->dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, &bad,
+						  &n) == want[i], "bad signal %d accepted\n", i);
+	}
+	/* The second fails: the first is not added either. */
+	two[0] = good;
+	two[1] = good;
+	two[1].handle = 6;
+	n = 2;
+	igt_assert_eq(onenode_criu_restore(&g->dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, two, &n),
+		      -ENOENT);
+	/* One more than a queue holds. */
+	many = calloc(1025, sizeof(*many));
+	igt_assert(many);
+	for (int i = 0; i < 1025; i++)
+		many[i] = good;
+	n = 1025;
+	igt_assert_eq(onenode_criu_restore(&g->dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, many, &n),
+		      -ENOSPC);
+	free(many);
+	n = 1;
+	igt_assert_eq(onenode_criu_restore(&g->dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS,
+					   (void *)&good, &n), 0);
 }
 
 /* RESTORE_QUEUES's rules: each bad entry fails, all or nothing. */
@@ -632,7 +722,18 @@ static void test_bad_queues(void)
 	n = 1;
 	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, &good, &n),
 		      -EEXIST);
-	igt_assert_eq(onenode_criu_restore(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END, NULL, NULL), 0);
+	bad_signals(&g, good.queue_id, good.fence);
+	/* Ended paused: the queue, whose contents were never written, stays put. */
+	igt_assert_eq(onenode_criu_restore_ex(&g.dev, DRM_COMPUTE_CRIU_RESTORE_END,
+					      DRM_COMPUTE_CRIU_RESTORE_END_PAUSED, 0, NULL, NULL), 0);
+	{
+		struct drm_compute_criu_info info;
+
+		/* Of every call above, only the last good signal was added. */
+		igt_assert_eq(onenode_criu_info(&g.dev, &info), 0);
+		igt_assert_eq_u32(info.signals, 1);
+	}
+	igt_assert_eq(onenode_criu_pause(&g.dev, DRM_COMPUTE_CRIU_OP_RESUME, NULL), 0);
 	/* An ordinary file: the restored queue is there and idle. */
 	igt_assert_eq(onenode_userq_wait(&g.dev, good.queue_id, good.fence, 0), 0);
 	image_free(&img);
@@ -1567,7 +1668,7 @@ static void test_invalid(void)
 	compute_open_file(&cd, &f);
 	for (i = 0; i < 3; i++) {
 		bad = ok;
-		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_RESTORE_SESSION + 1, 0xffffffffu }[i];
+		bad.op = (uint32_t[]){ 0, DRM_COMPUTE_CRIU_RESTORE_SIGNALS + 1, 0xffffffffu }[i];
 		compute_expect_rejected(&f, DRM_COMPUTE_OP_CRIU_RESTORE, &bad, sizeof(bad), -EINVAL);
 	}
 	for (i = 0; i < 32; i++) {
@@ -1824,7 +1925,9 @@ igt_main
 		     "a fresh file at their ids, with their doorbells' write "
 		     "pointers and fence values: the first finishes the walk "
 		     "with the whole walk's sum, the second stays suspended "
-		     "until resumed, then writes.");
+		     "until resumed, then writes; the sync-object signals "
+		     "pending on both come back pending and complete with "
+		     "them.");
 	igt_subtest("queues")
 		test_queues();
 
@@ -1832,7 +1935,9 @@ igt_main
 		     "reserved or doorbell offset, a dead status, a CU mask of "
 		     "no CU or of the wrong size, creation's rules broken, an "
 		     "unknown VM and an id in use; two entries where the second "
-		     "fails leave neither.");
+		     "fails leave neither. RESTORE_SIGNALS refuses an unknown "
+		     "queue or sync object, non-zero reserved and more signals "
+		     "than a queue holds, all or nothing.");
 	igt_subtest("bad-queues")
 		test_bad_queues();
 

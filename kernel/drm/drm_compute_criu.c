@@ -88,13 +88,18 @@
  * its id, suspended where it was (&drm_compute_ops.userq_criu_restore),
  * and END continues those that ran, from their save areas. Devices
  * without that callback report no %DRM_COMPUTE_USERQ_CAP_CRIU and their
- * queues count as unsaved; so do dead queues and queues with sync-object
- * signals pending.
+ * queues count as unsaved; so do dead queues. A queue's pending
+ * sync-object signals (USERQ_SIGNAL requests its fence has not reached,
+ * of which the sync object holds nothing yet) are listed by LIST_SIGNALS
+ * and asked for again on the restored queue by RESTORE_SIGNALS
+ * (drm_compute_userq_criu_list_signals(), _restore_signals()); one whose
+ * handle no longer names its sync object is unsaved.
  *
  * Sync objects (DRM core's; drm_compute_syncobj_criu_list(), _restore()):
  * one with no fence, or a signaled one, is saved (a timeline with its last
  * point) and made again at its handle, holding a signaled stub fence at
- * that point; one with a pending or failed fence is unsaved.
+ * that point; one with a pending or failed fence, or held beyond its
+ * handle and its own queues' pending signals, is unsaved.
  *
  * SVM VMs (drm_compute_svm_criu_pause(), _list(), _restore(), _resume()):
  * the memory is the process's, which the tool saves; the pause brings what
@@ -183,6 +188,7 @@ static int criu_count(struct drm_compute_file *cfile,
 	args->userqs = drm_compute_userq_criu_count(cfile);
 	args->svm_ranges = drm_compute_svm_criu_count(cfile, &svm_unsaved);
 	args->syncobjs = drm_compute_syncobj_criu_count(cfile, &syncobjs_unsaved);
+	args->signals = drm_compute_userq_criu_signal_count(cfile);
 	vms_unsaved = drm_compute_vm_criu_unsaved(cfile);
 	if (vms_unsaved < 0)
 		return vms_unsaved;
@@ -386,6 +392,8 @@ static int criu_checkpoint(struct drm_compute_file *cfile,
 		return drm_compute_userq_criu_list(cfile, args);
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS)
 		return drm_compute_syncobj_criu_list(cfile, args);
+	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS)
+		return drm_compute_userq_criu_list_signals(cfile, args);
 	if (args->op == DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES)
 		return drm_compute_svm_criu_list(cfile, args);
 	return drm_compute_vm_criu_list(cfile, args);
@@ -418,6 +426,7 @@ int drm_compute_criu_checkpoint_ioctl(struct drm_compute_file *cfile, void *data
 	case DRM_COMPUTE_CRIU_CKPT_LIST_QUEUES:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_SYNCOBJS:
 	case DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES:
+	case DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;
@@ -477,6 +486,8 @@ static int criu_restore(struct drm_compute_file *cfile,
 		return drm_compute_userq_criu_restore(cfile, args);
 	case DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS:
 		return drm_compute_syncobj_criu_restore(cfile, args);
+	case DRM_COMPUTE_CRIU_RESTORE_SIGNALS:
+		return drm_compute_userq_criu_restore_signals(cfile, args);
 	case DRM_COMPUTE_CRIU_RESTORE_SVM_RANGES:
 		return drm_compute_svm_criu_restore(cfile, args);
 	default:	/* DRM_COMPUTE_CRIU_RESTORE_END */
@@ -538,6 +549,7 @@ int drm_compute_criu_restore_ioctl(struct drm_compute_file *cfile, void *data)
 	case DRM_COMPUTE_CRIU_RESTORE_MAPPINGS:
 	case DRM_COMPUTE_CRIU_RESTORE_QUEUES:
 	case DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS:
+	case DRM_COMPUTE_CRIU_RESTORE_SIGNALS:
 		if (args->id || args->offset || args->size)
 			return -EINVAL;
 		break;

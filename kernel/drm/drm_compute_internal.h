@@ -67,6 +67,11 @@ int drm_compute_userq_criu_list(struct drm_compute_file *cfile,
 				struct drm_compute_criu_checkpoint *args);
 int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 				   struct drm_compute_criu_restore *args);
+u32 drm_compute_userq_criu_signal_count(struct drm_compute_file *cfile);
+int drm_compute_userq_criu_list_signals(struct drm_compute_file *cfile,
+					struct drm_compute_criu_checkpoint *args);
+int drm_compute_userq_criu_restore_signals(struct drm_compute_file *cfile,
+					   struct drm_compute_criu_restore *args);
 u32 drm_compute_syncobj_criu_count(struct drm_compute_file *cfile, u32 *unsaved);
 int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
 				  struct drm_compute_criu_checkpoint *args);

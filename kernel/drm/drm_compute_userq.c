@@ -127,6 +127,8 @@ struct userq_signal {
 	struct list_head link;
 	u64 value;
 	u64 point;
+	/* The handle it was asked with: a checkpoint saves it by this. */
+	u32 handle;
 	struct drm_syncobj *syncobj;
 	struct dma_fence_chain *chain;
 	struct dma_fence *fence;
@@ -156,6 +158,37 @@ static void signal_free(struct userq_signal *sig)
 		dma_fence_put(sig->fence);
 	drm_syncobj_put(sig->syncobj);
 	kfree(sig);
+}
+
+static struct userq_signal *signal_alloc(struct drm_compute_userq *q,
+					 const struct drm_compute_userq_signal *args)
+{
+	struct userq_signal *sig;
+
+	sig = kzalloc_obj(*sig);
+	if (!sig)
+		return NULL;
+	sig->value = args->value;
+	sig->point = args->point;
+	sig->handle = args->handle;
+	sig->fence = kzalloc_obj(*sig->fence);
+	if (!sig->fence)
+		goto err;
+	dma_fence_init(sig->fence, &userq_fence_ops, &fence_lock,
+		       q->fence_context, args->value);
+	if (args->point) {
+		sig->chain = dma_fence_chain_alloc();
+		if (!sig->chain)
+			goto err;
+	}
+	return sig;
+err:
+	if (sig->fence) {
+		dma_fence_signal(sig->fence);
+		dma_fence_put(sig->fence);
+	}
+	kfree(sig);
+	return NULL;
 }
 
 /* Signal the fence (with @err when not 0), hand it to the sync object. */
@@ -1042,10 +1075,34 @@ static bool userq_criu_savable(struct drm_compute_userq *q)
 	if (!(q->cdev->info.userq_caps & DRM_COMPUTE_USERQ_CAP_CRIU))
 		return false;
 	spin_lock(&q->lock);
-	/* Dead queues and sync-object signals still to add are not saved. */
-	ok = !userq_dead(q) && !q->num_signals && !q->stopped;
+	/* Dead queues are not saved. */
+	ok = !userq_dead(q) && !q->stopped;
 	spin_unlock(&q->lock);
 	return ok;
+}
+
+/*
+ * Whether a checkpoint can save pending signal @sig of a queue of @cfile:
+ * its handle still names its sync object (a closed handle leaves the
+ * signal with a sync object the checkpoint cannot name).
+ */
+static bool signal_criu_savable(struct drm_compute_file *cfile,
+				const struct userq_signal *sig)
+{
+	return xa_load(&cfile->file->syncobj_xa, sig->handle) == sig->syncobj;
+}
+
+/* The pending signals of @q that a checkpoint cannot save. */
+static u32 userq_signals_unsaved(struct drm_compute_userq *q)
+{
+	struct userq_signal *sig;
+	u32 n = 0;
+
+	spin_lock(&q->lock);
+	list_for_each_entry(sig, &q->signals, link)
+		n += !signal_criu_savable(q->cfile, sig);
+	spin_unlock(&q->lock);
+	return n;
 }
 
 /**
@@ -1053,8 +1110,8 @@ static bool userq_criu_savable(struct drm_compute_userq *q)
  * @cfile: the file's compute state
  *
  * Every queue on a device without %DRM_COMPUTE_USERQ_CAP_CRIU; elsewhere
- * those that are dead (faulted, hung, lost) or have sync-object signals
- * pending.
+ * those that are dead (faulted, hung, lost), and the pending sync-object
+ * signals whose handle no longer names their sync object.
  *
  * Context: process; &drm_compute_file.criu_lock held.
  *
@@ -1070,6 +1127,7 @@ u32 drm_compute_userq_criu_unsaved(struct drm_compute_file *cfile)
 	for (id = 0; (q = userq_next(cfile, &id)); id++) {
 		if (!userq_criu_savable(q))
 			n++;
+		n += userq_signals_unsaved(q);
 		drm_compute_userq_put(q);
 	}
 	return n;
@@ -1085,12 +1143,8 @@ static int userq_criu_save(struct drm_compute_userq *q,
 
 	mutex_lock(&q->ctl_lock);
 	spin_lock(&q->lock);
-	/*
-	 * The pause holds every queue it saves; a signal asked for since the
-	 * file was counted (USERQ_SIGNAL works on a paused file) is unsaved.
-	 */
-	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED || !q->criu_held ||
-	    q->num_signals)
+	/* The pause holds every queue it saves. */
+	if (q->status != DRM_COMPUTE_USERQ_STATUS_SUSPENDED || !q->criu_held)
 		ret = -EAGAIN;
 	spin_unlock(&q->lock);
 	if (ret)
@@ -1273,6 +1327,245 @@ int drm_compute_userq_criu_restore(struct drm_compute_file *cfile,
 }
 
 /*
+ * Pending sync-object signals (USERQ_SIGNAL requests a queue's fence has
+ * not reached): nothing of them is in the sync object until they complete,
+ * so a checkpoint saves each request (queue, handle, value, point) and a
+ * restore asks for it again on the restored queue.
+ */
+
+/**
+ * drm_compute_userq_criu_signal_count - the pending sync-object signals of
+ * a file's queues
+ * @cfile: the file's compute state
+ *
+ * Returns: the count.
+ */
+u32 drm_compute_userq_criu_signal_count(struct drm_compute_file *cfile)
+{
+	struct drm_compute_userq *q;
+	unsigned long id;
+	u32 n = 0;
+
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		spin_lock(&q->lock);
+		n += q->num_signals;
+		spin_unlock(&q->lock);
+		drm_compute_userq_put(q);
+	}
+	return n;
+}
+
+/*
+ * The references the pending signals of @cfile's queues hold on @syncobj:
+ * a checkpoint tells a sync object shared beyond its handle from one its
+ * own queues will signal by these.
+ */
+static u32 userq_signal_refs(struct drm_compute_file *cfile,
+			     struct drm_syncobj *syncobj)
+{
+	struct drm_compute_userq *q;
+	struct userq_signal *sig;
+	unsigned long id;
+	u32 n = 0;
+
+	for (id = 0; (q = userq_next(cfile, &id)); id++) {
+		spin_lock(&q->lock);
+		list_for_each_entry(sig, &q->signals, link)
+			n += sig->syncobj == syncobj;
+		spin_unlock(&q->lock);
+		drm_compute_userq_put(q);
+	}
+	return n;
+}
+
+/**
+ * drm_compute_userq_criu_list_signals - %DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS
+ * @cfile: the paused file, which holds nothing unsaved
+ * @args: the call: up to @count entries written to @ptr, @count set to
+ *	  the file's pending signals
+ *
+ * By queue id, and in each queue in the order it completes them.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EFAULT or -ENOMEM.
+ */
+int drm_compute_userq_criu_list_signals(struct drm_compute_file *cfile,
+					struct drm_compute_criu_checkpoint *args)
+{
+	void __user *out = u64_to_user_ptr(args->ptr);
+	struct drm_compute_criu_signal *e;
+	struct drm_compute_userq *q;
+	struct userq_signal *sig;
+	unsigned long id;
+	u32 total = 0, n;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	/* Copied out of each queue's list under its spinlock, then to the user. */
+	e = kvmalloc_array(DRM_COMPUTE_MAX_SIGNALS, sizeof(*e), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	for (id = 0; !ret && (q = userq_next(cfile, &id)); id++) {
+		n = 0;
+		spin_lock(&q->lock);
+		list_for_each_entry(sig, &q->signals, link) {
+			if (n == DRM_COMPUTE_MAX_SIGNALS)
+				break;
+			e[n++] = (struct drm_compute_criu_signal) {
+				.queue_id = q->id,
+				.handle = sig->handle,
+				.value = sig->value,
+				.point = sig->point,
+			};
+		}
+		spin_unlock(&q->lock);
+		drm_compute_userq_put(q);
+		if (total < args->count &&
+		    copy_to_user(out + total * sizeof(*e), e,
+				 min(n, args->count - total) * sizeof(*e)))
+			ret = -EFAULT;
+		total += n;
+	}
+	kvfree(e);
+	if (!ret)
+		args->count = total;
+	return ret;
+}
+
+/* The distinct queues of a RESTORE_SIGNALS call, with their new signals. */
+struct signal_restore_queue {
+	struct drm_compute_userq *q;
+	u32 added;
+};
+
+/**
+ * drm_compute_userq_criu_restore_signals - %DRM_COMPUTE_CRIU_RESTORE_SIGNALS
+ * @cfile: the restoring file
+ * @args: the call: @count entries at @ptr
+ *
+ * Each entry asks again for a signal of a restored queue, as USERQ_SIGNAL
+ * would: one whose value the queue's fence has reached completes now, the
+ * others when the queue gets there. Every entry is checked and allocated
+ * before the first is added, so the call adds all of them or none.
+ *
+ * Context: process; &drm_compute_file.criu_lock held.
+ *
+ * Returns: 0, -EINVAL, -ENOENT, -EIO, -ENOSPC, -EFAULT or -ENOMEM, as
+ * %DRM_COMPUTE_CRIU_RESTORE_SIGNALS documents.
+ */
+int drm_compute_userq_criu_restore_signals(struct drm_compute_file *cfile,
+					   struct drm_compute_criu_restore *args)
+{
+	const u32 max_queues = cfile->cdev->info.max_queues;
+	struct signal_restore_queue *qs;
+	struct drm_compute_criu_signal *e;
+	struct userq_signal **sigs;
+	u32 i, j, nq = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&cfile->criu_lock);
+	if (!args->count)
+		return 0;
+	if (args->count > (u64)max_queues * DRM_COMPUTE_MAX_SIGNALS)
+		return -ENOSPC;
+	e = vmemdup_array_user(u64_to_user_ptr(args->ptr), args->count, sizeof(*e));
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	sigs = kvcalloc(args->count, sizeof(*sigs), GFP_KERNEL);
+	qs = kvcalloc(max_queues, sizeof(*qs), GFP_KERNEL);
+	if (!sigs || !qs) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < args->count && !ret; i++) {
+		const struct drm_compute_userq_signal req = {
+			.queue_id = e[i].queue_id, .handle = e[i].handle,
+			.value = e[i].value, .point = e[i].point,
+		};
+		struct drm_syncobj *syncobj;
+
+		if (e[i].reserved) {
+			ret = -EINVAL;
+			break;
+		}
+		for (j = 0; j < nq && qs[j].q->id != e[i].queue_id; j++)
+			;
+		if (j == nq) {
+			qs[nq].q = userq_lookup(cfile, e[i].queue_id);
+			if (!qs[nq].q) {
+				ret = -ENOENT;
+				break;
+			}
+			nq++;
+		}
+		spin_lock(&qs[j].q->lock);
+		if (qs[j].q->num_signals + ++qs[j].added > DRM_COMPUTE_MAX_SIGNALS)
+			ret = -ENOSPC;
+		spin_unlock(&qs[j].q->lock);
+		if (ret)
+			break;
+		syncobj = drm_syncobj_find(cfile->file, e[i].handle);
+		if (!syncobj) {
+			ret = -ENOENT;
+			break;
+		}
+		sigs[i] = signal_alloc(qs[j].q, &req);
+		if (!sigs[i]) {
+			drm_syncobj_put(syncobj);
+			ret = -ENOMEM;
+			break;
+		}
+		sigs[i]->syncobj = syncobj;
+	}
+	/* The restoring file runs no other ioctl: the queues stay as checked. */
+	for (j = 0; j < nq && !ret; j++) {
+		spin_lock(&qs[j].q->lock);
+		if (qs[j].q->destroyed || userq_dead(qs[j].q))
+			ret = -EIO;
+		spin_unlock(&qs[j].q->lock);
+	}
+	for (i = 0; i < args->count && sigs[i]; i++) {
+		struct drm_compute_userq *q;
+		bool now = false;
+
+		if (ret) {
+			/* Never published: drop it quietly, signaled so it can go. */
+			dma_fence_signal(sigs[i]->fence);
+			signal_free(sigs[i]);
+			continue;
+		}
+		for (j = 0; qs[j].q->id != e[i].queue_id; j++)
+			;
+		q = qs[j].q;
+		spin_lock(&q->lock);
+		if (q->fence >= sigs[i]->value) {
+			now = true;
+		} else {
+			struct userq_signal *pos;
+
+			list_for_each_entry_reverse(pos, &q->signals, link)
+				if (pos->value <= sigs[i]->value)
+					break;
+			list_add(&sigs[i]->link, &pos->link);
+			q->num_signals++;
+		}
+		spin_unlock(&q->lock);
+		if (now)
+			signal_complete(sigs[i], 0);
+		else if (fence_in_memory(q))
+			mod_delayed_work(system_dfl_wq, &q->cdev->fence_poll, 1);
+	}
+out:
+	for (j = 0; j < nq; j++)
+		drm_compute_userq_put(qs[j].q);
+	kvfree(qs);
+	kvfree(sigs);
+	kvfree(e);
+	return ret;
+}
+
+/*
  * Sync objects: DRM core's, which the file's queues signal into
  * (USERQ_SIGNAL). A checkpoint saves each one's state: no fence, or a
  * fence that signaled (a binary one, or a timeline up to its last point);
@@ -1310,12 +1603,14 @@ static bool fence_failed(struct dma_fence *f)
 }
 
 /*
- * @s (referenced by the caller, and by its handle) as a checkpoint saves
- * it; false when it cannot be saved: a fence pending or failed, or the
- * object shared beyond this handle (an fd, another handle or file), which
- * a restore would make a private copy of.
+ * @s (referenced by the caller, by its handle and by the pending signals
+ * of @cfile's queues) as a checkpoint saves it; false when it cannot be
+ * saved: a fence pending or failed, or the object shared beyond this
+ * handle (an fd, another handle or file), which a restore would make a
+ * private copy of.
  */
-static bool syncobj_criu_state(struct drm_syncobj *s,
+static bool syncobj_criu_state(struct drm_compute_file *cfile,
+			       struct drm_syncobj *s,
 			       struct drm_compute_criu_syncobj *e)
 {
 	struct dma_fence *f;
@@ -1323,7 +1618,7 @@ static bool syncobj_criu_state(struct drm_syncobj *s,
 
 	e->flags = 0;
 	e->point = 0;
-	if (kref_read(&s->refcount) > 2)
+	if (kref_read(&s->refcount) > 2 + userq_signal_refs(cfile, s))
 		return false;
 	f = drm_syncobj_fence_get(s);
 	if (!f)
@@ -1360,7 +1655,7 @@ u32 drm_compute_syncobj_criu_count(struct drm_compute_file *cfile, u32 *unsaved)
 		return 0;	/* no sync objects, and no table to look in */
 	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
 		n++;
-		if (!syncobj_criu_state(s, &e))
+		if (!syncobj_criu_state(cfile, s, &e))
 			(*unsaved)++;
 		drm_syncobj_put(s);
 	}
@@ -1396,7 +1691,7 @@ int drm_compute_syncobj_criu_list(struct drm_compute_file *cfile,
 	for (idx = 0; (s = syncobj_next(cfile->file, &idx)); idx++) {
 		if (total < args->count) {
 			e = (struct drm_compute_criu_syncobj) { .handle = idx };
-			if (!syncobj_criu_state(s, &e))
+			if (!syncobj_criu_state(cfile, s, &e))
 				ret = -EAGAIN;
 			else if (copy_to_user(out + total * sizeof(e), &e, sizeof(e)))
 				ret = -EFAULT;
@@ -1657,36 +1952,6 @@ int drm_compute_userq_wait_ioctl(struct drm_compute_file *cfile, void *data)
 	return err;
 }
 EXPORT_SYMBOL(drm_compute_userq_wait_ioctl);
-
-static struct userq_signal *signal_alloc(struct drm_compute_userq *q,
-					 const struct drm_compute_userq_signal *args)
-{
-	struct userq_signal *sig;
-
-	sig = kzalloc_obj(*sig);
-	if (!sig)
-		return NULL;
-	sig->value = args->value;
-	sig->point = args->point;
-	sig->fence = kzalloc_obj(*sig->fence);
-	if (!sig->fence)
-		goto err;
-	dma_fence_init(sig->fence, &userq_fence_ops, &fence_lock,
-		       q->fence_context, args->value);
-	if (args->point) {
-		sig->chain = dma_fence_chain_alloc();
-		if (!sig->chain)
-			goto err;
-	}
-	return sig;
-err:
-	if (sig->fence) {
-		dma_fence_signal(sig->fence);
-		dma_fence_put(sig->fence);
-	}
-	kfree(sig);
-	return NULL;
-}
 
 /**
  * drm_compute_userq_signal_ioctl - %DRM_COMPUTE_OP_USERQ_SIGNAL

@@ -179,7 +179,7 @@ constexpr Field criu_info_f[] = {
 	F(CI, svm_ranges, Out, 0),
 	F(CI, unsaved, Out, 0),
 	F(CI, syncobjs, Out, 0),
-	F(CI, pad, Zero, 0),
+	F(CI, signals, Out, 0),
 	F(CI, reserved, Zero, 0),
 };
 
@@ -195,7 +195,7 @@ constexpr Field criu_pause_f[] = {
 
 using CK = drm_compute_criu_checkpoint;
 constexpr Field criu_checkpoint_f[] = {
-	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_BO_SHARE),
+	F(CK, op, Enum, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS),
 	F(CK, flags, Flags, 0),
 	F(CK, count, Value, 0),
 	F(CK, id, Handle, 0),
@@ -208,7 +208,7 @@ constexpr Field criu_checkpoint_f[] = {
 
 using CR = drm_compute_criu_restore;
 constexpr Field criu_restore_f[] = {
-	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SESSION),
+	F(CR, op, Enum, DRM_COMPUTE_CRIU_RESTORE_SIGNALS),
 	F(CR, flags, Flags, DRM_COMPUTE_CRIU_RESTORE_END_PAUSED),
 	F(CR, count, Value, 0),
 	F(CR, id, Handle, 0),

@@ -1393,8 +1393,9 @@ struct drm_compute_criu_info {
 	 * device cannot save yet: every one without
 	 * %DRM_COMPUTE_FEATURE_CRIU; with it, user queues of a device that
 	 * cannot restore them (&drm_compute_query_userq.caps has no
-	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues, queues
-	 * with sync-object signals pending, SVM VMs that mirror another
+	 * %DRM_COMPUTE_USERQ_CAP_CRIU), faulted, hung or lost queues,
+	 * sync-object signals pending on a handle that no longer names their
+	 * sync object, SVM VMs that mirror another
 	 * process than the file's owner or have more than
 	 * %DRM_COMPUTE_CRIU_SVM_RANGES_MAX ranges, exported and imported
 	 * buffers, buffers mapped in a VM of the file without a handle in
@@ -1411,8 +1412,14 @@ struct drm_compute_criu_info {
 	 * @unsaved.
 	 */
 	__u32 syncobjs;
-	/** @pad: must be zero. */
-	__u32 pad;
+	/**
+	 * @signals: out, sync-object signals pending on the file's queues
+	 * (%DRM_COMPUTE_OP_USERQ_SIGNAL requests whose value the queue has
+	 * not reached), which a checkpoint saves too (&struct
+	 * drm_compute_criu_signal). One whose handle no longer names its
+	 * sync object counts in @unsaved. Zero in.
+	 */
+	__u32 signals;
 	/** @reserved: must be zero; room for later counts. */
 	__u64 reserved;
 };
@@ -1563,13 +1570,6 @@ struct drm_compute_criu_bo {
 #define DRM_COMPUTE_CRIU_BO_JOINED	(1u << 31)
 
 /**
- * struct drm_compute_criu_share - what %DRM_COMPUTE_CRIU_CKPT_DMABUF and
- * %DRM_COMPUTE_CRIU_CKPT_BO_SHARE say of a buffer: how it is shared.
- */
-struct drm_compute_criu_share {
-	/**
-	 * @share: the buffer's id on its device, as
-/**
  * DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY - in &drm_compute_criu_bo.flags of a
  * shared entry (&drm_compute_criu_bo.share): the buffer's dma-buf is
  * read-only, as its first PRIME export without %DRM_RDWR made it, and so is
@@ -1580,6 +1580,13 @@ struct drm_compute_criu_share {
  */
 #define DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY	(1u << 30)
 
+/**
+ * struct drm_compute_criu_share - what %DRM_COMPUTE_CRIU_CKPT_DMABUF and
+ * %DRM_COMPUTE_CRIU_CKPT_BO_SHARE say of a buffer: how it is shared.
+ */
+struct drm_compute_criu_share {
+	/**
+	 * @share: the buffer's id on its device, as
 	 * &drm_compute_criu_bo.share lists it in every file that holds it.
 	 */
 	__u64 share;
@@ -1663,6 +1670,28 @@ struct drm_compute_criu_syncobj {
 	 * @point: with %DRM_COMPUTE_CRIU_SYNCOBJ_TIMELINE, the timeline's
 	 * last point (every point up to it signaled, never 0); 0 otherwise.
 	 */
+	__u64 point;
+	/** @reserved: must be zero. */
+	__u64 reserved;
+};
+
+/**
+ * struct drm_compute_criu_signal - a pending sync-object signal of a user
+ * queue in a checkpoint: a %DRM_COMPUTE_OP_USERQ_SIGNAL request whose
+ * value the queue's fence has not reached, so the sync object holds
+ * nothing of it yet.
+ *
+ * Written by %DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS, read by
+ * %DRM_COMPUTE_CRIU_RESTORE_SIGNALS.
+ */
+struct drm_compute_criu_signal {
+	/** @queue_id: the queue whose fence completes it. */
+	__u32 queue_id;
+	/** @handle: the sync object it signals, by its handle in the file. */
+	__u32 handle;
+	/** @value: the queue fence value that completes it. */
+	__u64 value;
+	/** @point: the timeline point it adds, or 0 for a binary signal. */
 	__u64 point;
 	/** @reserved: must be zero. */
 	__u64 reserved;
@@ -1844,6 +1873,12 @@ struct drm_compute_criu_queue {
  * changes nothing the process can see, as DMABUF. -ENOENT for an unknown handle or an import.
  */
 #define DRM_COMPUTE_CRIU_CKPT_BO_SHARE		9
+/**
+ * DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS - the sync-object signals pending on
+ * the file's queues, as &struct drm_compute_criu_signal, by queue id and,
+ * in a queue, in the order it completes them.
+ */
+#define DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS	10
 
 /**
  * struct drm_compute_criu_checkpoint - save what a paused file holds.
@@ -1968,10 +2003,21 @@ struct drm_compute_criu_checkpoint {
  * made once per session and shared again by every file that names them
  * (in any process: a restore tool runs one process per restored process).
  * The session holds its buffers until the file that owns it is closed;
- * only callers with the checkpoint/restore right join it. The file need
+ * only callers with the checkpoint/restore right, and the opener's
+ * effective uid in the opener's user namespace, find it. The file need
  * not be restoring; a file owns at most one session.
  */
 #define DRM_COMPUTE_CRIU_RESTORE_SESSION	10
+/**
+ * DRM_COMPUTE_CRIU_RESTORE_SIGNALS - ask again for @count pending
+ * sync-object signals of &struct drm_compute_criu_signal at @ptr, on the
+ * restored queues and sync objects (so after QUEUES and SYNCOBJS), as
+ * %DRM_COMPUTE_OP_USERQ_SIGNAL would: one whose value the queue's fence
+ * has reached completes at once. -ENOENT for a queue or sync object the
+ * file does not have, -EIO for a dead queue, -ENOSPC beyond a queue's
+ * 1024 pending signals, -EINVAL for non-zero reserved.
+ */
+#define DRM_COMPUTE_CRIU_RESTORE_SIGNALS	11
 
 /**
  * DRM_COMPUTE_CRIU_RESTORE_END_PAUSED - flag of END: the file leaves the
@@ -2041,7 +2087,7 @@ struct drm_compute_criu_restore {
 	__u32 flags;
 	/**
 	 * @count: in, entries at @ptr (BOS, VMS, MAPPINGS, QUEUES,
-	 * SYNCOBJS, SVM_RANGES); zero otherwise.
+	 * SYNCOBJS, SVM_RANGES, SIGNALS); zero otherwise.
 	 */
 	__u32 count;
 	/**
