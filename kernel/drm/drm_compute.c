@@ -345,11 +345,12 @@ int drm_compute_device_init(struct drm_compute_device *cdev,
 	cdev->features = features;
 	/* Queues are saved where they can be made again, mask and all. */
 	/*
-	 * A restored queue is put in place before it starts: a driver whose
-	 * create also starts it (no userq_start) could run it too early.
+	 * A restored queue is put in place before it starts: at userq_start,
+	 * or, for a driver whose create starts a queue, at the resume that
+	 * ends the restore (drm_compute_userq_args.restore).
 	 */
 	if ((features & DRM_COMPUTE_FEATURE_CRIU) && ops->userq_criu_restore &&
-	    ops->userq_start && info->num_cus <= DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32)
+	    info->num_cus <= DRM_COMPUTE_CRIU_CU_MASK_WORDS * 32)
 		cdev->info.userq_caps |= DRM_COMPUTE_USERQ_CAP_CRIU;
 	mutex_init(&cdev->userq_lock);
 	INIT_LIST_HEAD(&cdev->userqs);

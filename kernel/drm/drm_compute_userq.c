@@ -660,6 +660,7 @@ static int userq_new(struct drm_compute_file *cfile,
 		.fence_va = args->fence_va,
 		.ctx_save_va = args->ctx_save_va,
 		.ctx_save_size = args->ctx_save_size,
+		.restore = !!saved,
 	};
 
 	mutex_lock(&cfile->lock);

@@ -329,6 +329,31 @@ static void amdgpu_compute_test_rptr(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rptr % (c->ring_size / 4), c->rptr);
 }
 
+/* A restored queue's MQD: the CP reports the checkpointed read pointer back. */
+static void amdgpu_compute_test_ring_regs(struct kunit *test)
+{
+	struct amdgpu_compute_ring_regs regs;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(rptr_cases); i++) {
+		const struct rptr_case *c = &rptr_cases[i];
+
+		KUNIT_ASSERT_EQ_MSG(test, amdgpu_compute_ring_regs(c->expect, c->wptr,
+								   c->ring_size, &regs),
+				    0, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, regs.pq_rptr, c->rptr, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, amdgpu_compute_rptr(c->wptr, regs.pq_rptr,
+							      c->ring_size),
+				    c->expect, "%s", c->name);
+		KUNIT_EXPECT_EQ_MSG(test, (u64)regs.pq_wptr_hi << 32 | regs.pq_wptr_lo,
+				    c->wptr, "%s", c->name);
+	}
+	/* Past the write pointer, or a whole ring behind it: a damaged image. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_ring_regs(101, 100, SZ_4K, &regs), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_ring_regs(0, 1024, SZ_4K, &regs), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_ring_regs(1, 1024, SZ_4K, &regs), 0);
+	KUNIT_EXPECT_EQ(test, regs.pq_rptr, 1);
+}
+
 static void amdgpu_compute_test_svm_page_flags(struct kunit *test)
 {
 	const u32 rw = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE;
@@ -542,6 +567,7 @@ static struct kunit_case amdgpu_compute_test_cases[] = {
 	KUNIT_CASE(amdgpu_compute_test_eop_va),
 	KUNIT_CASE(amdgpu_compute_test_va_end),
 	KUNIT_CASE_PARAM(amdgpu_compute_test_rptr, rptr_gen_params),
+	KUNIT_CASE(amdgpu_compute_test_ring_regs),
 	KUNIT_CASE(amdgpu_compute_test_svm_page_flags),
 	KUNIT_CASE(amdgpu_compute_test_svm_next_run),
 	KUNIT_CASE(amdgpu_compute_test_copy_next),

@@ -42,9 +42,13 @@
  *   preferred domain, its bytes go page by page through ttm_bo_access()
  *   (SDMA or MMIO for VRAM: correct, synchronous per page, not the
  *   fenced multi-MiB SDMA copy the hardware deserves), and the mappings are
- *   read back from amdgpu's VM over the compute spans. Queues are not
- *   saved (the helper counts them as unsaved): without CWSR a queue with
- *   running waves can only be drained, not saved mid-wave. What
+ *   read back from amdgpu's VM over the compute spans. Queues are saved
+ *   between packets: without CWSR a queue with running waves can only be
+ *   drained, not saved mid-wave, so the checkpoint's suspend waits for its
+ *   waves (amdgpu_userq_suspend_queue()), and the restore makes the queue
+ *   again and gives its MQD the ring pointers of the checkpoint
+ *   (amdgpu_compute_queue_criu_restore()); its rptr/wptr/fence slots are
+ *   the process's buffers, written back with them. What
  *   amdgpu's own ioctls made is not saved either, and counts as unsaved so
  *   that a checkpoint refuses the file rather than lose it: a buffer
  *   DRM_AMDGPU_GEM_CREATE made with flags BO_CREATE does not give
@@ -142,6 +146,7 @@
 #include "amdgpu_gem.h"
 #include "amdgpu_userq.h"
 #include "amdgpu_vm.h"
+#include "v11_structs.h"
 
 /*
  * The file's amdgpu VM, as compute VM wrappers see it. The file has one
@@ -932,6 +937,8 @@ static int amdgpu_compute_queue_make(struct drm_compute_file *cfile,
 							      num_cus),
 		.hqd_queue_priority = amdgpu_compute_hqd_queue_priority(args->priority),
 		.kernel_owned = true,
+		/* Placed by amdgpu_compute_queue_criu_restore(), then resumed. */
+		.suspended = args->restore,
 	};
 	memset(afile->eop_cpu + aq->slot * AMDGPU_COMPUTE_EOP_SIZE, 0,
 	       AMDGPU_COMPUTE_EOP_SIZE);
@@ -1057,6 +1064,37 @@ static int amdgpu_compute_queue_resume(struct drm_compute_userq *q)
 }
 
 /*
+ * CRIU: userq_create made the queue off the hardware (args->restore, so it
+ * never ran) and its MQD gets the checkpoint's ring pointers, which MES
+ * loads when the helper's resume maps the queue
+ * (amdgpu_userq_resume_queue()). GC 11's and GC 12's compute MQDs have
+ * CP_HQD_PQ_RPTR and CP_HQD_PQ_WPTR_LO/HI at the same dword offsets (138,
+ * 182, 183). Compile-only here: that the CP continues from these on a map
+ * needs hardware to be shown.
+ */
+static int amdgpu_compute_queue_criu_restore(struct drm_compute_userq *q,
+					     const struct drm_compute_userq_hw *hw)
+{
+	struct amdgpu_compute_queue *aq = to_aq(q);
+	struct amdgpu_compute_ring_regs regs;
+	struct v11_compute_mqd *mqd;
+	int r;
+
+	lockdep_assert_held(&q->cfile->criu_lock);
+	lockdep_assert_held(&q->cfile->lock);
+	r = amdgpu_compute_ring_regs(hw->rptr, hw->wptr, aq->ring_size, &regs);
+	if (r)
+		return r;
+	if (!aq->queue)
+		return -EIO;
+	mqd = aq->queue->mqd.cpu_ptr;
+	WRITE_ONCE(mqd->cp_hqd_pq_rptr, regs.pq_rptr);
+	WRITE_ONCE(mqd->cp_hqd_pq_wptr_lo, regs.pq_wptr_lo);
+	WRITE_ONCE(mqd->cp_hqd_pq_wptr_hi, regs.pq_wptr_hi);
+	return 0;
+}
+
+/*
  * MES's own signal: a queue it can preempt (saving its waves into the
  * queue's context save area) is running a long dispatch, not hung, and is
  * put back at once; one whose preemption fails is what MES reports as hung
@@ -1147,7 +1185,8 @@ static void amdgpu_compute_svm_vm_sync(struct drm_compute_vm *vm)
 	.bo_criu_placement = amdgpu_compute_bo_criu_placement,		\
 	.bo_criu_copy = amdgpu_compute_bo_criu_copy,			\
 	.vm_criu_mappings = amdgpu_compute_vm_criu_mappings,		\
-	.file_criu_unsaved = amdgpu_compute_file_criu_unsaved
+	.file_criu_unsaved = amdgpu_compute_file_criu_unsaved,		\
+	.userq_criu_restore = amdgpu_compute_queue_criu_restore
 
 static const struct drm_compute_ops amdgpu_compute_ops = {
 	AMDGPU_COMPUTE_OPS,

@@ -285,6 +285,46 @@ static inline u64 amdgpu_compute_rptr(u64 wptr, u32 rptr, u64 ring_size)
 }
 
 /**
+ * struct amdgpu_compute_ring_regs - the ring registers of a compute MQD
+ * (&struct v11_compute_mqd, and GC 12's at the same dword offsets)
+ * @pq_rptr: CP_HQD_PQ_RPTR: the ring offset the CP reads next, in dwords
+ * @pq_wptr_lo: CP_HQD_PQ_WPTR_LO: the write pointer's low 32 bits, in dwords
+ * @pq_wptr_hi: CP_HQD_PQ_WPTR_HI: its high 32 bits
+ */
+struct amdgpu_compute_ring_regs {
+	u32 pq_rptr;
+	u32 pq_wptr_lo;
+	u32 pq_wptr_hi;
+};
+
+/**
+ * amdgpu_compute_ring_regs - where a restored queue's MQD puts its ring
+ * @rptr: the checkpointed read pointer, in dwords, as amdgpu_compute_rptr()
+ *	  gave it
+ * @wptr: the checkpointed write pointer, in dwords
+ * @ring_size: the ring's size in bytes, a power of two
+ * @regs: set to the registers that make the CP read on from @rptr
+ *
+ * The inverse of amdgpu_compute_rptr(): the CP reports @regs->pq_rptr
+ * back, and amdgpu_compute_rptr(@wptr, that, @ring_size) is @rptr again.
+ *
+ * Returns: 0, or -EINVAL for @rptr past @wptr or a ring or more behind it
+ * (no checkpoint of this queue can say so: the image is damaged).
+ */
+static inline int amdgpu_compute_ring_regs(u64 rptr, u64 wptr, u64 ring_size,
+					   struct amdgpu_compute_ring_regs *regs)
+{
+	u64 mask = ring_size / 4 - 1;
+
+	if (rptr > wptr || wptr - rptr > mask)
+		return -EINVAL;
+	regs->pq_rptr = rptr & mask;
+	regs->pq_wptr_lo = lower_32_bits(wptr);
+	regs->pq_wptr_hi = upper_32_bits(wptr);
+	return 0;
+}
+
+/**
  * amdgpu_compute_hang_timeout_ms - the compute job timeout as the helper's
  * hang timeout
  * @timeout: amdgpu's compute timeout (&amdgpu_device.compute_timeout), in

@@ -173,6 +173,14 @@ struct drm_compute_userq_args {
 	u64 ctx_save_va;
 	/** @ctx_save_size: at least &drm_compute_dev_info.ctx_save_size. */
 	u64 ctx_save_size;
+	/**
+	 * @restore: the queue is one a checkpoint saved
+	 * (%DRM_COMPUTE_CRIU_RESTORE_QUEUES). A driver without
+	 * &drm_compute_ops.userq_start makes it off the hardware, as its
+	 * @userq_suspend leaves a queue, for @userq_criu_restore to place and
+	 * @userq_resume to start.
+	 */
+	bool restore;
 };
 
 /**
@@ -260,7 +268,8 @@ struct drm_compute_ops {
 	 * about to publish its id: let it watch its doorbell. Cannot fail.
 	 * A driver whose hardware runs the queue from @userq_create on
 	 * (amdgpu maps it on MES there) has none: userspace learns the
-	 * doorbell only when creation returns.
+	 * doorbell only when creation returns. Such a driver makes a restored
+	 * queue stopped instead (&drm_compute_userq_args.restore).
 	 */
 	void (*userq_start)(struct drm_compute_userq *q);
 	/**
