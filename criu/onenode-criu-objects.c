@@ -268,7 +268,7 @@ int onenode_obj_next(struct onenode_obj_reader *r, uint32_t *type, const void **
 				 partial ? "inside a record header, before" : "before");
 		return ret < 0 ? ret : -EINVAL;
 	}
-	if (h.type < ONENODE_OBJ_BOS || h.type > ONENODE_OBJ_DMABUF ||
+	if (h.type < ONENODE_OBJ_BOS || h.type > ONENODE_OBJ_SIGNALS ||
 	    h.len > ONENODE_OBJ_RECORD_MAX) {
 		snprintf(why, why_len, "byte %llu: record of type %u and %llu bytes: %s",
 			 (unsigned long long)r->offset, h.type, (unsigned long long)h.len,

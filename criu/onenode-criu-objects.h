@@ -31,6 +31,9 @@
  *	QUEUES		struct drm_compute_criu_queue[] (version 2 on): made
  *			after the buffers are filled, since a queue continues
  *			from its ring and context save area
+ *	SIGNALS		struct drm_compute_criu_signal[] (version 4 on): the
+ *			sync-object signals pending on the queues, asked for
+ *			again once the queues and sync objects exist
  *	END		empty
  *
  * The image of a dma-buf fd of the dumped processes (a CRIU file id of
@@ -50,7 +53,7 @@
 #include <stdint.h>
 
 #define ONENODE_OBJ_MAGIC	"ONNDOBJS"
-#define ONENODE_OBJ_VERSION	3
+#define ONENODE_OBJ_VERSION	4
 /* The largest payload of a BO_DATA record: the plugin's copy unit. */
 #define ONENODE_OBJ_CHUNK	(8u << 20)
 /* The largest record a reader accepts (an object table of 64 Ki entries). */
@@ -66,6 +69,7 @@ enum onenode_obj_type {
 	ONENODE_OBJ_SYNCOBJS = 7,
 	ONENODE_OBJ_SVM_RANGES = 8,
 	ONENODE_OBJ_DMABUF = 9,
+	ONENODE_OBJ_SIGNALS = 10,
 };
 
 /**

@@ -125,12 +125,17 @@ static unsigned int nr_paused;
 
 /*
  * Restore: a buffer or a queue's doorbell page restored by any task, for
- * UPDATE_VMA_MAP: mappings at [@old_offset, @old_offset + @size) of
- * @rdev's node move to @new_offset. The file that holds it is the one in
+ * UPDATE_VMA_MAP: mappings at [@old_offset, @old_offset + @size) of the
+ * node the dump called @src_path move to @new_offset on @rdev's node
+ * (mmap offsets are per device: two dumped nodes can have used the same).
+ * The file that holds it is the one in
  * which buffer @handle has the mmap offset @key_offset: the buffer itself,
  * or for a doorbell (@queue_id non-zero) a buffer of the same file.
+ * @ready is set last (release), so a task never reads a half-written entry.
  */
 struct restored_bo {
+	uint32_t ready;
+	char src_path[64];
 	uint64_t rdev;
 	uint32_t handle;
 	uint64_t key_offset;
@@ -669,9 +674,11 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	struct drm_compute_criu_syncobj *syncobjs = NULL;
 	struct drm_compute_criu_queue *queues = NULL;
 	struct drm_compute_criu_svm_range *svm = NULL;
+	struct drm_compute_criu_signal *signals = NULL;
 	struct drm_compute_criu_bo *bos = NULL;
 	struct onenode_obj_writer w = { .fd = -1 };
 	uint32_t nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0, nsvm = 0;
+	uint32_t nsignals = 0;
 	uint64_t bytes = 0;
 	double t0 = now_s();
 	void *chunk = NULL;
@@ -693,6 +700,9 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret)
 		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_SVM_RANGES, sizeof(*svm),
 			       (void **)&svm, &nsvm);
+	if (!ret)
+		ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_SIGNALS, sizeof(*signals),
+			       (void **)&signals, &nsignals);
 	if (ret) {
 		log_err("file %#x: %s: the kernel did not list the file's objects: %s", id,
 			dev->path, onenode_strerror(ret));
@@ -755,6 +765,10 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret && nqueues)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_QUEUES, queues, nqueues * sizeof(*queues),
 					NULL, 0);
+	/* After the queues and sync objects they join. */
+	if (!ret && nsignals)
+		ret = onenode_obj_write(&w, ONENODE_OBJ_SIGNALS, signals,
+					nsignals * sizeof(*signals), NULL, 0);
 	if (!ret)
 		ret = onenode_obj_finish(&w);
 	if (ret) {
@@ -763,14 +777,16 @@ static int dump_objects(int id, const struct onenode_device *dev)
 		goto out;
 	}
 	log_info("file %#x: saved %u buffers (%llu bytes of contents in %.3f s), %u GPU VMs, "
-		 "%u mappings, %u user queues, %u sync objects, %u SVM ranges", id, nbos,
-		 (unsigned long long)bytes, now_s() - t0, nvms, nmaps, nqueues, nsyncobjs, nsvm);
+		 "%u mappings, %u user queues, %u sync objects, %u pending signals, %u SVM "
+		 "ranges", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms, nmaps,
+		 nqueues, nsyncobjs, nsignals, nsvm);
 	for (uint32_t i = 0; i < nqueues; i++)
 		log_info("file %#x: queue %u %s at read pointer %llu, fence %llu", id,
 			 queues[i].queue_id, queues[i].status ? "suspended by its user" :
 			 "paused", (unsigned long long)queues[i].rptr,
 			 (unsigned long long)queues[i].fence);
 out:
+	free(signals);
 	free(svm);
 	free(syncobjs);
 	free(queues);
@@ -958,29 +974,58 @@ static int remember(const struct restored_bo *b)
 		return -ENOSPC;
 	}
 	restored->e[i] = *b;
+	restored->e[i].ready = 0;
+	__atomic_store_n(&restored->e[i].ready, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
-static int remember_bos(const struct onenode_device *dev, const struct drm_compute_criu_bo *bos,
-			const uint64_t *old_offsets, uint32_t n)
+/*
+ * The key of a shared buffer in a node's restore session: its share id
+ * (an mmap offset in pages, below 2^32) with the dumped node's minor
+ * above it, so that two dumped devices restored onto one node never take
+ * each other's buffers.
+ */
+static uint64_t share_key(uint64_t share, uint64_t src_rdev)
+{
+	return share | (uint64_t)minor((dev_t)src_rdev) << 32;
+}
+
+/* @b's source node, as the dump named it; -ENAMETOOLONG past the room. */
+static int set_src(struct restored_bo *b, const char *src_path)
+{
+	if (snprintf(b->src_path, sizeof(b->src_path), "%s", src_path) >=
+	    (int)sizeof(b->src_path)) {
+		log_err("the dumped node %s: a path too long to find its mappings", src_path);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+static int remember_bos(const struct onenode_device *dev, const char *src_path,
+			const struct drm_compute_criu_bo *bos, const uint64_t *old_offsets,
+			uint32_t n)
 {
 	int ret = 0;
 
 	for (uint32_t i = 0; i < n && !ret; i++) {
-		if (!old_offsets[i])
-			continue;	/* never mapped: no mapping to move */
-		ret = remember(&(struct restored_bo){
+		struct restored_bo b = {
 			.rdev = dev->rdev, .handle = bos[i].handle,
 			.key_offset = bos[i].mmap_offset,
 			.old_offset = old_offsets[i], .new_offset = bos[i].mmap_offset,
 			.size = bos[i].size,
-		});
+		};
+
+		if (!old_offsets[i])
+			continue;	/* never mapped: no mapping to move */
+		ret = set_src(&b, src_path);
+		if (!ret)
+			ret = remember(&b);
 	}
 	return ret;
 }
 
 /* The doorbell pages of restored queues; @key names a buffer of their file. */
-static int remember_doorbells(const struct onenode_device *dev,
+static int remember_doorbells(const struct onenode_device *dev, const char *src_path,
 			      const struct drm_compute_criu_queue *queues,
 			      const uint64_t *old_offsets, uint32_t n,
 			      const struct drm_compute_criu_bo *key)
@@ -988,13 +1033,18 @@ static int remember_doorbells(const struct onenode_device *dev,
 	long page = sysconf(_SC_PAGESIZE);
 	int ret = 0;
 
-	for (uint32_t i = 0; i < n && !ret; i++)
-		ret = remember(&(struct restored_bo){
+	for (uint32_t i = 0; i < n && !ret; i++) {
+		struct restored_bo b = {
 			.rdev = dev->rdev, .handle = key->handle,
 			.key_offset = key->mmap_offset, .queue_id = queues[i].queue_id,
 			.old_offset = old_offsets[i], .new_offset = queues[i].doorbell_offset,
 			.size = (uint64_t)page,
-		});
+		};
+
+		ret = set_src(&b, src_path);
+		if (!ret)
+			ret = remember(&b);
+	}
 	return ret;
 }
 
@@ -1010,11 +1060,18 @@ static long entries(uint64_t len, size_t size)
  * checked against its checksum first), and the state ends at END. On any
  * error the caller closes the file, which frees what was made.
  */
-static int restore_objects(int id, const struct onenode_device *dev, uint32_t old_dev_id)
+/*
+ * Make file @id's objects in @dev from its objects image; @src is the
+ * identity the dump recorded (its node's path and rdev, its device id).
+ */
+static int restore_objects(int id, const struct onenode_device *dev,
+			   const struct onenode_criu_record *src)
 {
+	const uint32_t old_dev_id = src->device.device_id;
 	struct onenode_obj_reader r;
 	uint64_t len, bytes = 0, *old = NULL, *old_db = NULL;
 	uint32_t type, n, nbos = 0, nvms = 0, nmaps = 0, nqueues = 0, nsyncobjs = 0, nsvm = 0;
+	uint32_t nsignals = 0;
 	uint32_t *joined = NULL, nj = 0;
 	struct drm_compute_criu_bo key = { 0 };
 	double t0 = now_s();
@@ -1072,6 +1129,8 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 			for (long i = 0; i < cnt; i++) {
 				old[i] = bos[i].mmap_offset;
 				bos[i].mmap_offset = 0;
+				if (bos[i].share)
+					bos[i].share = share_key(bos[i].share, src->rdev);
 				if (bos[i].share && !session) {
 					log_err("file %#x: buffer %u is shared, and %s has no restore "
 						"session", id, bos[i].handle, dev->path);
@@ -1083,7 +1142,7 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 			n = (uint32_t)cnt;
 			ret = onenode_criu_restore_bos(dev, session, bos, &n);
 			if (!ret)
-				ret = remember_bos(dev, bos, old, n);
+				ret = remember_bos(dev, src->path, bos, old, n);
 			if (!ret && n)
 				key = bos[0];
 			/* Another file made it: its maker writes the contents. */
@@ -1137,7 +1196,7 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 			n = (uint32_t)cnt;
 			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_QUEUES, queues, &n);
 			if (!ret)
-				ret = remember_doorbells(dev, queues, old_db, n, &key);
+				ret = remember_doorbells(dev, src->path, queues, old_db, n, &key);
 			nqueues += n;
 			break;
 		}
@@ -1157,6 +1216,15 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, (void *)p,
 						   &n);
 			nmaps += n;
+			break;
+		case ONENODE_OBJ_SIGNALS:
+			cnt = entries(len, sizeof(struct drm_compute_criu_signal));
+			if (cnt < 0)
+				break;
+			n = (uint32_t)cnt;
+			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, (void *)p,
+						   &n);
+			nsignals += n;
 			break;
 		case ONENODE_OBJ_DMABUF:
 			log_err("file %#x: bad objects image: a dma-buf record in a file's image", id);
@@ -1194,10 +1262,10 @@ static int restore_objects(int id, const struct onenode_device *dev, uint32_t ol
 	}
 	if (!ret)
 		log_info("file %#x: restored %u buffers (%llu bytes of contents in %.3f s), "
-			 "%u GPU VMs, %u mappings, %u user queues, %u sync objects, %u SVM ranges, "
-			 "at their handles and ids; the file stays paused until the task's memory "
-			 "is in place", id, nbos, (unsigned long long)bytes, now_s() - t0, nvms,
-			 nmaps, nqueues, nsyncobjs, nsvm);
+			 "%u GPU VMs, %u mappings, %u user queues, %u sync objects, %u pending "
+			 "signals, %u SVM ranges, at their handles and ids; the file stays paused "
+			 "until the task's memory is in place", id, nbos, (unsigned long long)bytes,
+			 now_s() - t0, nvms, nmaps, nqueues, nsyncobjs, nsignals, nsvm);
 out:
 	free(joined);
 	free(old_db);
@@ -1265,7 +1333,9 @@ static int reopen(const struct onenode_criu_record *rec, struct onenode_device *
 static int find_share(int self, uint64_t share, uint64_t rdev, struct onenode_criu_record *rec,
 		      struct drm_compute_criu_bo *e)
 {
-	int dirfd = dup(criu_get_image_dir()), ret = -ENOENT;
+	/* Its own open file: a dup() would share CRIU's directory offset. */
+	int dirfd = openat(criu_get_image_dir(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int ret = -ENOENT;
 	struct dirent *de;
 	DIR *d;
 
@@ -1276,7 +1346,6 @@ static int find_share(int self, uint64_t share, uint64_t rdev, struct onenode_cr
 		close(dirfd);
 		return -errno;
 	}
-	rewinddir(d);
 	while (ret == -ENOENT && (de = readdir(d))) {
 		struct onenode_obj_reader r;
 		const struct drm_compute_criu_bo *bos;
@@ -1399,6 +1468,7 @@ static int restore_dmabuf(int id, struct onenode_obj_reader *r)
 	}
 	e.mmap_offset = 0;
 	e.flags &= ~DRM_COMPUTE_CRIU_BO_JOINED;
+	e.share = share_key(e.share, holder.rdev);
 	ret = onenode_criu_restore(&dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN, NULL, NULL);
 	if (!ret)
 		ret = onenode_criu_restore_bos(&dev, session, &e, &n);
@@ -1481,7 +1551,7 @@ static int onenode_restore_ext_file(int id)
 			 id, dev.driver, dev.version_major, dev.version_minor,
 			 dev.version_patchlevel, rec.version_major, rec.version_minor,
 			 rec.version_patchlevel);
-	ret = restore_objects(id, &dev, rec.device.device_id);
+	ret = restore_objects(id, &dev, &rec);
 	if (ret)
 		goto fail;
 	log_info("restored file %#x: %s %d.%d.%d at %s as fd %d, device report matches the dump", id,
@@ -1550,18 +1620,17 @@ static int restored_file_fd(const struct restored_bo *b)
 static int onenode_update_vma_map(const char *path, const uint64_t addr,
 				  const uint64_t old_pgoff, uint64_t *new_pgoff, int *plugin_fd)
 {
+	bool held = false, ours = false;
 	struct stat st;
-	bool held = false;
 	uint32_t n;
 
-	if (!restore_enabled || stat(path, &st) || !S_ISCHR(st.st_mode) ||
-	    major(st.st_rdev) != DRM_CHAR_MAJOR) {
-		if (restore_enabled && !strncmp(path, "/dev/dri/", 9))
-			log_warn("the mapping at %#llx of %s: not a DRM node here (%s)",
-				 (unsigned long long)addr, path, strerror(errno));
+	if (!restore_enabled)
 		return -ENOTSUP;
-	}
-	/* Every task's restored buffers: a mapping inherited across fork() too. */
+	/*
+	 * Every task's restored buffers, a mapping inherited across fork()
+	 * too, by the node the dump named: that path need not exist here
+	 * (ONENODE_CRIU_RESTORE_NODE, another machine).
+	 */
 	n = restored ? __atomic_load_n(&restored->count, __ATOMIC_ACQUIRE) : 0;
 	if (restored && n > restored->cap)
 		n = restored->cap;
@@ -1569,6 +1638,9 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 		const struct restored_bo *b = &restored->e[i];
 		int fd;
 
+		if (!__atomic_load_n(&b->ready, __ATOMIC_ACQUIRE) || strcmp(b->src_path, path))
+			continue;
+		ours = true;
 		if (old_pgoff < b->old_offset || old_pgoff - b->old_offset >= b->size)
 			continue;
 		/*
@@ -1594,6 +1666,10 @@ static int onenode_update_vma_map(const char *path, const uint64_t addr,
 				 b->handle);
 		return 1;
 	}
+	/* Not a node this plugin restored a file of: another plugin's, or none. */
+	if (!ours && (stat(path, &st) || !S_ISCHR(st.st_mode) ||
+		      major(st.st_rdev) != DRM_CHAR_MAJOR))
+		return -ENOTSUP;
 	log_err("the mapping at %#llx of %s (offset %#llx) maps %s", (unsigned long long)addr, path,
 		(unsigned long long)old_pgoff, held ? "a restored buffer no file of this task holds" :
 		"no buffer this plugin restored");

@@ -198,6 +198,8 @@ static void *map_bo(const struct onenode_device *dev, uint32_t handle, uint64_t 
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The timeline point the walk's end signals. */
+#define WALK_POINT	7
 /* The busy queue's buffer: nodes, then the walk's sum, the flag, a word. */
 #define WALK_NODES	(1ull << 16)
 #define WORK_SIZE	4096ull
@@ -217,6 +219,8 @@ struct saved {
 	uint8_t *work_map;
 	struct onenode_queue q;
 	uint64_t walk_fence;
+	/* Signaled when the walk's fence is reached: pending at the dump. */
+	uint32_t walk_binary, walk_timeline;
 	/* SVM: a VM mirroring this process, its array, flag and sum, its queue. */
 	bool has_svm, svm_vram;
 	uint32_t svm;
@@ -392,7 +396,47 @@ static int busy_queue_setup(const struct onenode_device *dev, struct saved *sv)
 		ret = onenode_queue_emit(&sv->q, pkt,
 					 onenode_pkt_wait_mem(pkt, WORK_VA + WORK_FLAG,
 							      VCOMPUTE_WAIT_EQ, 1, ~0ull, 0, 0));
-	return ret ? ret : commit_fenced(&sv->q, &sv->walk_fence);
+	if (!ret)
+		ret = commit_fenced(&sv->q, &sv->walk_fence);
+	/* Two signals the walk's end completes, pending across the dump. */
+	if (!ret && (drmSyncobjCreate(dev->fd, 0, &sv->walk_binary) ||
+		     drmSyncobjCreate(dev->fd, 0, &sv->walk_timeline)))
+		ret = -errno;
+	if (!ret)
+		ret = onenode_userq_signal(dev, sv->q.id, sv->walk_fence, sv->walk_binary, 0);
+	if (!ret)
+		ret = onenode_userq_signal(dev, sv->q.id, sv->walk_fence, sv->walk_timeline,
+					   WALK_POINT);
+	return ret;
+}
+
+/* Whether the walk's signals are (@done) or are not yet in their sync objects. */
+static int walk_signals_check(struct saved *sv, bool done, char *why, size_t len)
+{
+	const int fd = sv->q.dev->fd;
+	uint64_t point = 0;
+	uint32_t h = sv->walk_binary;
+	int ret;
+
+	/* Polled: -ETIME while no fence was added. */
+	ret = drmSyncobjWait(fd, &h, 1, 0, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL) ?
+	      -errno : 0;
+	if (done ? ret : ret != -ETIME) {
+		snprintf(why, len, "the walk's binary sync object %s: %s",
+			 done ? "not signaled after the walk" : "signaled before the walk ended",
+			 onenode_strerror(ret));
+		return done ? ret : -EIO;
+	}
+	if (drmSyncobjQuery(fd, &sv->walk_timeline, &point, 1)) {
+		snprintf(why, len, "querying the walk's timeline: %s", onenode_strerror(-errno));
+		return -errno;
+	}
+	if (point != (done ? WALK_POINT : 0)) {
+		snprintf(why, len, "the walk's timeline at point %llu, %s",
+			 (unsigned long long)point, done ? "not at its signal's" : "before the walk ended");
+		return -EIO;
+	}
+	return 0;
 }
 
 /* After the restore: the queue finishes, then takes new work. 0 or @why. */
@@ -413,6 +457,10 @@ static int busy_queue_check(struct saved *sv, char *why, size_t len)
 			 (unsigned long long)sv->walk_fence);
 		return ret ? ret : -EIO;
 	}
+	/* Its signals came back pending, in its restored sync objects. */
+	ret = walk_signals_check(sv, false, why, len);
+	if (ret)
+		return ret;
 	*(volatile uint32_t *)(sv->work_map + WORK_FLAG) = 1;
 	ret = onenode_queue_wait(&sv->q, sv->walk_fence, 60ll * 1000000000);
 	if (ret) {
@@ -420,6 +468,22 @@ static int busy_queue_check(struct saved *sv, char *why, size_t len)
 			 onenode_strerror(ret));
 		return ret;
 	}
+	/* Completion lands a moment after the fence: wait for submit, then signal. */
+	{
+		uint32_t h[2] = { sv->walk_binary, sv->walk_timeline };
+		uint64_t pts[2] = { 0, WALK_POINT };
+
+		if (drmSyncobjTimelineWait(sv->q.dev->fd, h, pts, 2, INT64_MAX,
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_ALL |
+					   DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL)) {
+			snprintf(why, len, "the walk's restored signals never came: %s",
+				 onenode_strerror(-errno));
+			return -errno;
+		}
+	}
+	ret = walk_signals_check(sv, true, why, len);
+	if (ret)
+		return ret;
 	if (sum->nodes != WALK_NODES || sum->sum != WALK_NODES / 2 * 3) {
 		snprintf(why, len, "the walk across the checkpoint summed %llu over %llu nodes",
 			 (unsigned long long)sum->sum, (unsigned long long)sum->nodes);

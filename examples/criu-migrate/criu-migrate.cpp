@@ -8,7 +8,9 @@
  * The job (this program run with --job DIR) holds, on a vcompute node:
  *  1. a user queue inside a long job: a LIST_SUM walk over a cyclic list
  *     of 65,536 nodes, then a WAIT_MEM on a flag only the restored job sets,
- *     then a fence;
+ *     then a fence that signals point 1 of a timeline sync object (the
+ *     request pending across the checkpoint), which the restored job waits
+ *     on as a Vulkan timeline semaphore would;
  *  2. an SVM VM whose queue waits on a flag in malloc'ed memory, then sums
  *     a malloc'ed array of 1 MiB (with a preferred device location where
  *     the device has memory);
@@ -61,6 +63,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <format>
 #include <fstream>
@@ -111,6 +114,15 @@ void *map_bo(const onenode_device *dev, std::uint32_t handle, std::uint64_t size
 	return p;
 }
 
+/* CLOCK_MONOTONIC @rel_ns from now, as DRM's sync-object waits take it. */
+std::int64_t abs_deadline(std::int64_t rel_ns)
+{
+	timespec ts{};
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec + rel_ns;
+}
+
 std::uint64_t commit_fenced(onenode_queue *q)
 {
 	std::uint64_t fence = onenode_queue_fence(q);
@@ -132,6 +144,7 @@ struct Walk {
 	std::uint8_t *map = nullptr;
 	onenode_queue q{};
 	std::uint64_t fence = 0;
+	std::uint32_t timeline = 0;
 
 	void setup(const onenode_device *dev)
 	{
@@ -155,21 +168,30 @@ struct Walk {
 		emit(&q, pkt, onenode_pkt_wait_mem(pkt, work_va + work_flag, VCOMPUTE_WAIT_EQ, 1,
 						   ~0ULL, 0, 0));
 		fence = commit_fenced(&q);
+		check(drmSyncobjCreate(dev->fd, 0, &timeline) ? -errno : 0,
+		      "create the walk's timeline");
+		check(onenode_userq_signal(dev, q.id, fence, timeline, 1),
+		      "ask for the walk's timeline point");
 	}
 
 	std::string finish()
 	{
 		const volatile auto *sum =
 			reinterpret_cast<const volatile vcompute_list_sum *>(map + work_sum);
+		std::uint64_t point = 1;
 
 		*reinterpret_cast<volatile std::uint32_t *>(map + work_flag) = 1;
-		check(onenode_queue_wait(&q, fence, wait_ns), "wait for the walk's queue");
+		/* The signal asked for before the checkpoint, restored with the queue. */
+		check(drmSyncobjTimelineWait(q.dev->fd, &timeline, &point, 1, abs_deadline(wait_ns),
+					     DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, nullptr) ?
+		      -errno : 0, "wait for the walk's timeline point");
+		check(onenode_queue_wait(&q, fence, 0), "the walk's queue past its fence");
 		const std::uint64_t nodes = sum->nodes, total = sum->sum;
 
 		if (nodes != walk_nodes || total != walk_nodes / 2 * 3)
 			fail(std::format("the walk summed {} over {} nodes", total, nodes));
-		return std::format("the queue walked {} nodes across the checkpoint, sum {}",
-				   nodes, total);
+		return std::format("the queue walked {} nodes across the checkpoint, sum {}, "
+				   "and signaled its timeline", nodes, total);
 	}
 };
 
