@@ -124,12 +124,13 @@
  * (&drm_compute_criu_bo.share), the same in every file that holds it;
  * %DRM_COMPUTE_CRIU_CKPT_DMABUF names the buffer of a dma-buf fd by the
  * same id, and it and %DRM_COMPUTE_CRIU_CKPT_BO_SHARE count the files that
- * hold the buffer (drm_compute_bo_criu_share()). A restore tool opens a restore session
- * (%DRM_COMPUTE_CRIU_RESTORE_SESSION, drm_compute_bo_criu_session()) on a
- * file it keeps for the whole restore, and names it in every RESTORE_BOS:
- * the first entry of an id makes the buffer, exports its one dma-buf
- * (read-write, or read-only for an entry with
- * %DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY) and the session keeps both; the later ones, in any file and process, take the same buffer
+ * hold the buffer (drm_compute_bo_criu_share()). A restore tool opens a
+ * restore session (%DRM_COMPUTE_CRIU_RESTORE_SESSION,
+ * drm_compute_bo_criu_session()) on a file it keeps for the whole restore,
+ * and names it in every RESTORE_BOS: the first entry of an id makes the
+ * buffer, exports its one dma-buf (read-write, or read-only for an entry
+ * with %DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY) and the session keeps both; the
+ * later ones, in any file and process, take the same buffer
  * with that dma-buf in their PRIME cache (%DRM_COMPUTE_CRIU_BO_JOINED),
  * also when no file holds it any more and only a restored dma-buf fd
  * does. A failed call leaves its shared buffers in the session, for the
