@@ -1055,14 +1055,32 @@ static long entries(uint64_t len, size_t size)
 }
 
 /*
- * Rebuild the file's objects from its objects image: the file is put in
- * the restoring state, the records are applied as they are read (each
- * checked against its checksum first), and the state ends at END. On any
- * error the caller closes the file, which frees what was made.
+ * An image record that is an array of @size-byte entries, made by restore
+ * op @op: *@cnt set to its entries (-1 for a length that is no whole
+ * number of them, and nothing done), *@made raised by those made.
  */
+static int restore_array(const struct onenode_device *dev, uint32_t op, size_t size,
+			 const void *p, uint64_t len, long *cnt, uint32_t *made)
+{
+	uint32_t n;
+	int ret;
+
+	*cnt = entries(len, size);
+	if (*cnt < 0)
+		return 0;
+	n = (uint32_t)*cnt;
+	ret = onenode_criu_restore(dev, op, (void *)p, &n);
+	*made += n;
+	return ret;
+}
+
 /*
- * Make file @id's objects in @dev from its objects image; @src is the
- * identity the dump recorded (its node's path and rdev, its device id).
+ * Make file @id's objects in @dev from its objects image (@src is the
+ * identity the dump recorded: its node's path and rdev, its device id):
+ * the file is put in the restoring state, the records are applied as they
+ * are read (each checked against its checksum first), and the state ends
+ * at END. On any error the caller closes the file, which frees what was
+ * made.
  */
 static int restore_objects(int id, const struct onenode_device *dev,
 			   const struct onenode_criu_record *src)
@@ -1163,13 +1181,9 @@ static int restore_objects(int id, const struct onenode_device *dev,
 			nsvm += n;
 			break;
 		case ONENODE_OBJ_SYNCOBJS:
-			cnt = entries(len, sizeof(struct drm_compute_criu_syncobj));
-			if (cnt < 0)
-				break;
-			n = (uint32_t)cnt;
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS, (void *)p,
-						   &n);
-			nsyncobjs += n;
+			ret = restore_array(dev, DRM_COMPUTE_CRIU_RESTORE_SYNCOBJS,
+					    sizeof(struct drm_compute_criu_syncobj), p, len, &cnt,
+					    &nsyncobjs);
 			break;
 		case ONENODE_OBJ_QUEUES: {
 			struct drm_compute_criu_queue *queues = (void *)p;
@@ -1201,30 +1215,18 @@ static int restore_objects(int id, const struct onenode_device *dev,
 			break;
 		}
 		case ONENODE_OBJ_VMS:
-			cnt = entries(len, sizeof(struct drm_compute_criu_vm));
-			if (cnt < 0)
-				break;
-			n = (uint32_t)cnt;
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_VMS, (void *)p, &n);
-			nvms += n;
+			ret = restore_array(dev, DRM_COMPUTE_CRIU_RESTORE_VMS,
+					    sizeof(struct drm_compute_criu_vm), p, len, &cnt, &nvms);
 			break;
 		case ONENODE_OBJ_MAPPINGS:
-			cnt = entries(len, sizeof(struct drm_compute_criu_mapping));
-			if (cnt < 0)
-				break;
-			n = (uint32_t)cnt;
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS, (void *)p,
-						   &n);
-			nmaps += n;
+			ret = restore_array(dev, DRM_COMPUTE_CRIU_RESTORE_MAPPINGS,
+					    sizeof(struct drm_compute_criu_mapping), p, len, &cnt,
+					    &nmaps);
 			break;
 		case ONENODE_OBJ_SIGNALS:
-			cnt = entries(len, sizeof(struct drm_compute_criu_signal));
-			if (cnt < 0)
-				break;
-			n = (uint32_t)cnt;
-			ret = onenode_criu_restore(dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS, (void *)p,
-						   &n);
-			nsignals += n;
+			ret = restore_array(dev, DRM_COMPUTE_CRIU_RESTORE_SIGNALS,
+					    sizeof(struct drm_compute_criu_signal), p, len, &cnt,
+					    &nsignals);
 			break;
 		case ONENODE_OBJ_DMABUF:
 			log_err("file %#x: bad objects image: a dma-buf record in a file's image", id);

@@ -1156,6 +1156,17 @@ static uint8_t shared_byte(uint64_t i)
 	return (uint8_t)(i * 13u + (i >> 12) + 5u);
 }
 
+/* A restore session, owned by file @s of its own, opened here: its id. */
+static uint64_t session_open(struct compute_dev *s)
+{
+	uint64_t sid;
+
+	compute_open_file(&cd, s);
+	igt_assert_eq(onenode_criu_session(&s->dev, &sid), 0);
+	igt_assert(sid);
+	return sid;
+}
+
 static void test_shared(void)
 {
 	const uint64_t size = 6 * COMPUTE_PAGE;
@@ -1187,9 +1198,7 @@ static void test_shared(void)
 	igt_assert_eq_u32(ib.bos[0].handle, b);
 
 	/* A session, kept by its own file for the whole restore. */
-	compute_open_file(&cd, &s);
-	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
-	igt_assert(sid);
+	sid = session_open(&s);
 	igt_assert_eq(onenode_criu_session(&s.dev, &other), -EBUSY);
 
 	/* The first file makes the buffer, the second takes the same one. */
@@ -1309,8 +1318,7 @@ static void test_shared_race(void)
 
 		/* A fresh session each round: the id is made once per session. */
 		compute_close(&s);
-		compute_open_file(&cd, &s);
-		igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+		sid = session_open(&s);
 		for (int i = 0; i < 4; i++) {
 			compute_open_file(&cd, &f[i]);
 			igt_assert_eq(onenode_criu_restore(&f[i].dev, DRM_COMPUTE_CRIU_RESTORE_BEGIN,
@@ -1363,8 +1371,7 @@ static void test_shared_efault(void)
 	uint64_t sid;
 	uint32_t n = 1;
 
-	compute_open_file(&cd, &s);
-	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	sid = session_open(&s);
 	restoring_file(&f);
 	ro = mmap(NULL, COMPUTE_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	igt_assert(ro != MAP_FAILED);
@@ -1398,8 +1405,7 @@ static void test_shared_dmabuf_alone(void)
 	uint64_t sid;
 	int fd;
 
-	compute_open_file(&cd, &s);
-	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	sid = session_open(&s);
 	restoring_file(&f);
 	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
 	igt_assert(!(e.flags & DRM_COMPUTE_CRIU_BO_JOINED));
@@ -1460,8 +1466,7 @@ static void test_shared_dmabuf_mode(void)
 		igt_assert_eq(!!(ia.bos[0].flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY), !rdwr);
 		igt_assert_eq(!!(ib.bos[0].flags & DRM_COMPUTE_CRIU_BO_DMABUF_RDONLY), !rdwr);
 
-		compute_open_file(&cd, &s);
-		igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+		sid = session_open(&s);
 		compute_open_file(&cd, &f2);
 		compute_open_file(&cd, &g2);
 		igt_assert_eq(restore_in(&f2, &ia, sid), 0);
@@ -1525,8 +1530,7 @@ static void test_shared_session_owner(void)
 	uint64_t sid;
 	uint32_t n = 1;
 
-	compute_open_file(&cd, &s);
-	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	sid = session_open(&s);
 	restoring_file(&f);
 	igt_assert_eq(onenode_criu_restore_bos(&f.dev, sid, &e, &n), 0);
 	compute_close(&f);
@@ -1597,8 +1601,7 @@ static void test_shared_undo_race(void)
 
 		igt_assert_eq(ioctl(uffd, UFFDIO_API, &api), 0);
 	}
-	compute_open_file(&cd, &s);
-	igt_assert_eq(onenode_criu_session(&s.dev, &sid), 0);
+	sid = session_open(&s);
 	restoring_file(&f);
 	restoring_file(&g);
 
