@@ -135,8 +135,48 @@ static void svm_attr_assert_held(const struct drm_compute_svm_attr_store *store,
 #endif
 }
 
-static bool attrs_equal(const struct drm_compute_svm_attrs *a,
-			const struct drm_compute_svm_attrs *b)
+/*
+ * The attribute types of the uapi as an enum, so that a switch over them
+ * that misses one warns (-Wswitch): attrs_check() rejects a type past the
+ * last before switching, attrs_apply() and get_piece() have no default.
+ * A type the uapi adds is rejected until it has its enumerator, and then
+ * each switch must handle it to build warning-free.
+ */
+enum svm_attr_type {
+	SVM_ATTR_PREFERRED_LOC = DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC,
+	SVM_ATTR_PREFETCH_LOC = DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC,
+	SVM_ATTR_ACCESS = DRM_COMPUTE_SVM_ATTR_ACCESS,
+	SVM_ATTR_ACCESS_IN_PLACE = DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE,
+	SVM_ATTR_NO_ACCESS = DRM_COMPUTE_SVM_ATTR_NO_ACCESS,
+	SVM_ATTR_SET_FLAGS = DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
+	SVM_ATTR_CLR_FLAGS = DRM_COMPUTE_SVM_ATTR_CLR_FLAGS,
+	SVM_ATTR_GRANULARITY = DRM_COMPUTE_SVM_ATTR_GRANULARITY,
+	SVM_ATTR_TYPES
+};
+
+/*
+ * No padding the compiler chose: every byte of the structure is a field or
+ * the explicit, zeroed &drm_compute_svm_attrs.pad, so that
+ * drm_compute_svm_attrs_equal()'s KUnit test can check that each byte of
+ * every field takes part in the comparison.
+ */
+static_assert(sizeof(struct drm_compute_svm_attrs) ==
+	      offsetofend(struct drm_compute_svm_attrs, pad));
+
+/**
+ * drm_compute_svm_attrs_equal - whether two ranges' attributes are one
+ * @a: attributes
+ * @b: attributes
+ *
+ * Equal attributes merge two adjacent ranges into one, so a field this
+ * comparison forgot would silently merge ranges with different values; the
+ * KUnit test attrs_equal_every_byte flips each byte of the structure (but
+ * the explicit padding) and expects the comparison to see it.
+ *
+ * Returns: true when every field is equal.
+ */
+VISIBLE_IF_KUNIT bool drm_compute_svm_attrs_equal(const struct drm_compute_svm_attrs *a,
+						  const struct drm_compute_svm_attrs *b)
 {
 	return a->preferred_loc == b->preferred_loc &&
 	       a->prefetch_loc == b->prefetch_loc &&
@@ -144,6 +184,7 @@ static bool attrs_equal(const struct drm_compute_svm_attrs *a,
 	       a->granularity == b->granularity &&
 	       !memcmp(a->access, b->access, sizeof(a->access));
 }
+EXPORT_SYMBOL_IF_KUNIT(drm_compute_svm_attrs_equal);
 
 static bool mode_valid(enum drm_compute_svm_access_mode mode)
 {
@@ -211,33 +252,35 @@ static int attrs_check(struct drm_compute_svm_attr_store *store,
 	for (i = 0; i < nattr; i++) {
 		u32 type = attrs[i].type, value = attrs[i].value;
 
-		switch (type) {
-		case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
-		case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+		if (type >= SVM_ATTR_TYPES)
+			return -EINVAL;
+		switch ((enum svm_attr_type)type) {
+		case SVM_ATTR_PREFERRED_LOC:
+		case SVM_ATTR_PREFETCH_LOC:
 			if (!dev_ids || value == DRM_COMPUTE_SVM_LOCATION_SYSMEM ||
 			    value == DRM_COMPUTE_SVM_LOCATION_UNDEFINED)
 				break;
 			if (!device_valid(store, type, value))
 				return -EINVAL;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_ACCESS:
-		case DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE:
-		case DRM_COMPUTE_SVM_ATTR_NO_ACCESS:
+		case SVM_ATTR_ACCESS:
+		case SVM_ATTR_ACCESS_IN_PLACE:
+		case SVM_ATTR_NO_ACCESS:
 			if (!device_valid(store, type, value))
 				return -EINVAL;
 			if (dev_ids && slot_get(dev_ids, value) < 0)
 				return -EINVAL;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_SET_FLAGS:
-		case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
+		case SVM_ATTR_SET_FLAGS:
+		case SVM_ATTR_CLR_FLAGS:
 			if (dev_ids && (value & ~DRM_COMPUTE_SVM_FLAGS_KNOWN))
 				return -EINVAL;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_GRANULARITY:
+		case SVM_ATTR_GRANULARITY:
 			if (dev_ids && value > DRM_COMPUTE_SVM_GRANULARITY_MAX)
 				return -EINVAL;
 			break;
-		default:
+		case SVM_ATTR_TYPES:
 			return -EINVAL;
 		}
 	}
@@ -271,33 +314,36 @@ static void attrs_apply(const struct drm_compute_svm_attr_store *store,
 	for (i = 0; i < up->nattr; i++) {
 		u32 value = up->attrs[i].value;
 
-		switch (up->attrs[i].type) {
-		case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
+		/* Checked by attrs_check(): no default, see enum svm_attr_type. */
+		switch ((enum svm_attr_type)up->attrs[i].type) {
+		case SVM_ATTR_PREFERRED_LOC:
 			a->preferred_loc = value;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+		case SVM_ATTR_PREFETCH_LOC:
 			a->prefetch_loc = value;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_ACCESS:
+		case SVM_ATTR_ACCESS:
 			access_set(store, up->dev_ids, a, value,
 				   DRM_COMPUTE_SVM_MODE_ACCESS);
 			break;
-		case DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE:
+		case SVM_ATTR_ACCESS_IN_PLACE:
 			access_set(store, up->dev_ids, a, value,
 				   DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE);
 			break;
-		case DRM_COMPUTE_SVM_ATTR_NO_ACCESS:
+		case SVM_ATTR_NO_ACCESS:
 			access_set(store, up->dev_ids, a, value,
 				   DRM_COMPUTE_SVM_MODE_NO_ACCESS);
 			break;
-		case DRM_COMPUTE_SVM_ATTR_SET_FLAGS:
+		case SVM_ATTR_SET_FLAGS:
 			a->flags |= value;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
+		case SVM_ATTR_CLR_FLAGS:
 			a->flags &= ~value;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_GRANULARITY:
+		case SVM_ATTR_GRANULARITY:
 			a->granularity = value;
+			break;
+		case SVM_ATTR_TYPES:
 			break;
 		}
 	}
@@ -430,11 +476,11 @@ static void update_normalize(struct drm_compute_svm_attr_store *store,
 	for (r = svm_attr_it_iter_first(&store->root, first, last + 1); r;
 	     r = next) {
 		next = svm_attr_it_iter_next(r, first, last + 1);
-		if (attrs_equal(&r->attrs, &store->defaults)) {
+		if (drm_compute_svm_attrs_equal(&r->attrs, &store->defaults)) {
 			svm_attr_it_remove(r, &store->root);
 			kfree(r);
 		} else if (prev && prev->last + 1 == r->start &&
-			   attrs_equal(&prev->attrs, &r->attrs)) {
+			   drm_compute_svm_attrs_equal(&prev->attrs, &r->attrs)) {
 			svm_attr_it_remove(r, &store->root);
 			svm_attr_it_remove(prev, &store->root);
 			prev->last = r->last;
@@ -718,7 +764,7 @@ int drm_compute_svm_attr_set(struct drm_compute_svm_attr_store *store,
 
 	up.gap = store->defaults;
 	attrs_apply(store, &up, &up.gap);
-	up.fill_gaps = !attrs_equal(&up.gap, &store->defaults);
+	up.fill_gaps = !drm_compute_svm_attrs_equal(&up.gap, &store->defaults);
 	return svm_attr_update(store, start, last, &up);
 }
 EXPORT_SYMBOL(drm_compute_svm_attr_set);
@@ -968,35 +1014,38 @@ static int get_piece(void *arg, u64 start, u64 size,
 		struct drm_compute_svm_attr *attr = &g->attrs[i];
 		u32 v;
 
-		switch (attr->type) {
-		case DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC:
-		case DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC:
+		/* Checked by attrs_check(): no default, see enum svm_attr_type. */
+		switch ((enum svm_attr_type)attr->type) {
+		case SVM_ATTR_PREFERRED_LOC:
+		case SVM_ATTR_PREFETCH_LOC:
 			v = attr->type == DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC ?
 			    a->preferred_loc : a->prefetch_loc;
 			if (!g->first && attr->value != v)
 				v = DRM_COMPUTE_SVM_LOCATION_UNDEFINED;
 			attr->value = v;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_ACCESS:
-		case DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE:
-		case DRM_COMPUTE_SVM_ATTR_NO_ACCESS:
+		case SVM_ATTR_ACCESS:
+		case SVM_ATTR_ACCESS_IN_PLACE:
+		case SVM_ATTR_NO_ACCESS:
 			v = access_type(drm_compute_svm_attrs_access(g->store, a,
 								     attr->value));
 			if (!g->first && attr->type != v)
 				v = DRM_COMPUTE_SVM_ATTR_NO_ACCESS;
 			attr->type = v;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_SET_FLAGS:
+		case SVM_ATTR_SET_FLAGS:
 			v = a->flags;
 			attr->value = g->first ? v : attr->value & v;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_CLR_FLAGS:
+		case SVM_ATTR_CLR_FLAGS:
 			v = ~a->flags & DRM_COMPUTE_SVM_FLAGS_KNOWN;
 			attr->value = g->first ? v : attr->value & v;
 			break;
-		case DRM_COMPUTE_SVM_ATTR_GRANULARITY:
+		case SVM_ATTR_GRANULARITY:
 			v = a->granularity;
 			attr->value = g->first ? v : min(attr->value, v);
+			break;
+		case SVM_ATTR_TYPES:
 			break;
 		}
 	}

@@ -45,6 +45,10 @@ int drm_compute_svm_attr_for_each(struct drm_compute_svm_attr_store *store,
 				  int (*fn)(void *arg, u64 start, u64 size,
 					    const struct drm_compute_svm_attrs *attrs),
 				  void *arg);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool drm_compute_svm_attrs_equal(const struct drm_compute_svm_attrs *a,
+				 const struct drm_compute_svm_attrs *b);
+#endif
 u32 drm_compute_svm_attr_list(const struct drm_compute_svm_attr_store *store,
 			      const struct drm_compute_svm_attrs *attrs,
 			      struct drm_compute_svm_attr *out);

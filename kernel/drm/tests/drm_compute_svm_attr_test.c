@@ -181,13 +181,11 @@ static int t_access(struct kunit *test, u64 addr, u32 dev_id)
 	return mode;
 }
 
+/* The store's own comparison, which attrs_equal_every_byte checks. */
 static bool t_attrs_equal(const struct drm_compute_svm_attrs *a,
 			  const struct drm_compute_svm_attrs *b)
 {
-	return a->preferred_loc == b->preferred_loc &&
-	       a->prefetch_loc == b->prefetch_loc &&
-	       a->flags == b->flags && a->granularity == b->granularity &&
-	       !memcmp(a->access, b->access, sizeof(a->access));
+	return drm_compute_svm_attrs_equal(a, b);
 }
 
 static struct drm_compute_svm_attr_range *t_range(struct rb_node *node)
@@ -1396,8 +1394,81 @@ static void criu_round_trip(struct kunit *test)
 	drm_compute_svm_attr_store_fini(&fresh);
 }
 
+/*
+ * Every byte of struct drm_compute_svm_attrs but its explicit padding takes
+ * part in the comparison that merges ranges (issue 25: a field forgotten
+ * there would silently merge ranges with different values). A field added
+ * to the structure and not to the comparison fails here; so does padding
+ * of the compiler's, which a field could hide behind.
+ */
+static void attrs_equal_every_byte(struct kunit *test)
+{
+	struct drm_compute_svm_attrs a, b;
+	size_t i;
+
+	memset(&a, 0, sizeof(a));
+	KUNIT_EXPECT_TRUE(test, drm_compute_svm_attrs_equal(&a, &a));
+	for (i = 0; i < offsetof(struct drm_compute_svm_attrs, pad); i++) {
+		memcpy(&b, &a, sizeof(b));
+		((u8 *)&b)[i] ^= 0x5a;
+		KUNIT_EXPECT_FALSE_MSG(test, drm_compute_svm_attrs_equal(&a, &b),
+				       "byte %zu of struct drm_compute_svm_attrs is not compared",
+				       i);
+	}
+}
+
+/*
+ * Every attribute type the uapi defines is accepted by a set and comes back
+ * from a get with the value set: a type accepted but not applied (a
+ * forgotten case of the apply switch) fails here.
+ */
+static void every_type_round_trips(struct kunit *test)
+{
+	const struct drm_compute_svm_attr set[] = {
+		{ DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC, 1 },
+		{ DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC, DRM_COMPUTE_SVM_LOCATION_SYSMEM },
+		{ DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE, 1 },
+		{ DRM_COMPUTE_SVM_ATTR_NO_ACCESS, 2 },
+		{ DRM_COMPUTE_SVM_ATTR_SET_FLAGS, DRM_COMPUTE_SVM_FLAG_GPU_EXEC },
+		{ DRM_COMPUTE_SVM_ATTR_CLR_FLAGS, DRM_COMPUTE_SVM_FLAG_COHERENT },
+		{ DRM_COMPUTE_SVM_ATTR_GRANULARITY, 3 },
+	};
+	struct drm_compute_svm_attr get[] = {
+		{ DRM_COMPUTE_SVM_ATTR_PREFERRED_LOC },
+		{ DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC },
+		{ DRM_COMPUTE_SVM_ATTR_ACCESS, 1 },
+		{ DRM_COMPUTE_SVM_ATTR_ACCESS, 2 },
+		{ DRM_COMPUTE_SVM_ATTR_SET_FLAGS },
+		{ DRM_COMPUTE_SVM_ATTR_CLR_FLAGS },
+		{ DRM_COMPUTE_SVM_ATTR_GRANULARITY },
+	};
+	const struct drm_compute_svm_attr past = { DRM_COMPUTE_SVM_ATTR_GRANULARITY + 1, 0 };
+	u32 type, seen = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(set); i++)
+		seen |= BIT(set[i].type);
+	seen |= BIT(DRM_COMPUTE_SVM_ATTR_ACCESS);	/* read back below */
+	for (type = 0; type <= DRM_COMPUTE_SVM_ATTR_GRANULARITY; type++)
+		KUNIT_EXPECT_TRUE_MSG(test, seen & BIT(type), "type %u not covered", type);
+
+	KUNIT_ASSERT_EQ(test, t_set(test, PG(32), PG(4), set, ARRAY_SIZE(set)), 0);
+	KUNIT_ASSERT_EQ(test, t_get(test, PG(32), PG(4), get, ARRAY_SIZE(get)), 0);
+	KUNIT_EXPECT_EQ(test, get[0].value, 1);
+	KUNIT_EXPECT_EQ(test, get[1].value, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	KUNIT_EXPECT_EQ(test, get[2].type, DRM_COMPUTE_SVM_ATTR_ACCESS_IN_PLACE);
+	KUNIT_EXPECT_EQ(test, get[3].type, DRM_COMPUTE_SVM_ATTR_NO_ACCESS);
+	KUNIT_EXPECT_TRUE(test, get[4].value & DRM_COMPUTE_SVM_FLAG_GPU_EXEC);
+	KUNIT_EXPECT_TRUE(test, get[5].value & DRM_COMPUTE_SVM_FLAG_COHERENT);
+	KUNIT_EXPECT_EQ(test, get[6].value, 3);
+	/* One past the last type is refused, and changes nothing. */
+	KUNIT_EXPECT_EQ(test, t_check(test, &past, 1, true), -EINVAL);
+}
+
 static struct kunit_case drm_compute_svm_attr_tests[] = {
 	KUNIT_CASE(init_rejects),
+	KUNIT_CASE(attrs_equal_every_byte),
+	KUNIT_CASE(every_type_round_trips),
 	KUNIT_CASE(criu_round_trip),
 	KUNIT_CASE(defaults),
 	KUNIT_CASE(get_uniform),

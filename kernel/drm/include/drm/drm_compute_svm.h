@@ -77,6 +77,12 @@ struct drm_compute_svm_attrs {
 	 */
 	u8 access[DRM_COMPUTE_SVM_MAX_DEVICES];
 };
+	/**
+	 * @pad: zero; explicit, so that the structure has no padding of the
+	 * compiler's and every other byte belongs to a field that
+	 * drm_compute_svm_attrs_equal() compares (checked by KUnit).
+	 */
+	u8 pad[3];
 
 /**
  * struct drm_compute_svm_attr_ops - the driver's side of an attribute store
