@@ -411,7 +411,7 @@ flavor_fragments() {
 # The project's kernel modules (=m in kernel/config/base.config), in load
 # order: the guest loads them before every VM command (tools/guest/run.sh),
 # so the driver's init and exit paths run in every test boot.
-PROJECT_MODULES="drivers/gpu/drm/drm_gpusvm_helper.ko drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/vcompute_edu.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
+PROJECT_MODULES="drivers/gpu/drm/vcompute/vcompute.ko drivers/gpu/drm/vcompute/vcompute_edu.ko drivers/gpu/drm/vcompute/tests/vcompute_packet_test.ko"
 # Upstream modules built beside them where their option is set, loaded
 # only by the command that needs them (lib/test_hmm.ko: ./onenode bench svm).
 EXTRA_MODULES="CONFIG_TEST_HMM:lib/test_hmm.ko"

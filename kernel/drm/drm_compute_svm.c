@@ -524,6 +524,58 @@ static int svm_attr_op(struct drm_compute_vm *vm,
 }
 
 /**
+ * drm_compute_svm_fault_decide - the SVM fault policy
+ * @f: the attributes at the address, the device and the access
+ *
+ * KFD's rules, the same on every driver (DOC: SVM fault policy):
+ *
+ * - NO_ACCESS for this device: %DRM_COMPUTE_FAULT_UNMAPPED;
+ * - %DRM_COMPUTE_SVM_FLAG_GPU_RO, or a CPU mapping without write
+ *   permission: read-only entries, and a write is %DRM_COMPUTE_FAULT_WRITE;
+ * - %DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY: a read maps the pages where they
+ *   are as a read-only copy and moves nothing; a write is an ordinary
+ *   access;
+ * - the preferred location is this device and the access mode is not
+ *   ACCESS_IN_PLACE: migrate to its memory first (never when mapping
+ *   ahead);
+ * - %DRM_COMPUTE_SVM_FLAG_GPU_EXEC: executable; COHERENT or EXT_COHERENT:
+ *   coherent; %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED: kept mapped.
+ *
+ * Returns: the plan.
+ */
+struct drm_compute_svm_fault_plan
+drm_compute_svm_fault_decide(const struct drm_compute_svm_fault_facts *f)
+{
+	struct drm_compute_svm_fault_plan p = {};
+	bool copy;
+
+	if (f->mode == DRM_COMPUTE_SVM_MODE_NO_ACCESS) {
+		p.fault = DRM_COMPUTE_FAULT_UNMAPPED;
+		return p;
+	}
+	if ((f->flags & DRM_COMPUTE_SVM_FLAG_GPU_RO || f->cpu_read_only) && f->write) {
+		p.fault = DRM_COMPUTE_FAULT_WRITE;
+		return p;
+	}
+	copy = f->flags & DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY && !f->write;
+	p.read_only = copy || f->cpu_read_only || f->flags & DRM_COMPUTE_SVM_FLAG_GPU_RO;
+	p.migrate = !f->ahead && !copy && f->preferred_here &&
+		    f->mode != DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
+	if (!p.read_only)
+		p.map |= DRM_COMPUTE_SVM_MAP_WRITE;
+	if (copy)
+		p.map |= DRM_COMPUTE_SVM_MAP_COPY;
+	if (f->flags & DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+		p.map |= DRM_COMPUTE_SVM_MAP_EXEC;
+	if (f->flags & (DRM_COMPUTE_SVM_FLAG_COHERENT | DRM_COMPUTE_SVM_FLAG_EXT_COHERENT))
+		p.map |= DRM_COMPUTE_SVM_MAP_COHERENT;
+	if (f->flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED)
+		p.map |= DRM_COMPUTE_SVM_MAP_ALWAYS;
+	return p;
+}
+EXPORT_SYMBOL(drm_compute_svm_fault_decide);
+
+/**
  * drm_compute_svm_chunk_end - end of the migration chunk at an address
  * @vm: an SVM VM; its SVM lock held
  * @addr: the address

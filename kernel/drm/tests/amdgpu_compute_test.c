@@ -357,20 +357,22 @@ static void amdgpu_compute_test_ring_regs(struct kunit *test)
 static void amdgpu_compute_test_svm_page_flags(struct kunit *test)
 {
 	const u32 rw = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE;
+	const u32 w = DRM_COMPUTE_SVM_MAP_WRITE;
 
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(0), rw | AMDGPU_VM_MTYPE_NC);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_GPU_RO),
+	/* Read-only unless the plan says WRITE: GPU_RO, a read-only copy. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(0),
 			AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_MTYPE_NC);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_GPU_EXEC),
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_MAP_COPY),
+			AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_MTYPE_NC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(w), rw | AMDGPU_VM_MTYPE_NC);
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(w | DRM_COMPUTE_SVM_MAP_EXEC),
 			rw | AMDGPU_VM_PAGE_EXECUTABLE | AMDGPU_VM_MTYPE_NC);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_COHERENT),
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(w | DRM_COMPUTE_SVM_MAP_COHERENT),
 			rw | AMDGPU_VM_MTYPE_UC);
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_EXT_COHERENT |
-							    DRM_COMPUTE_SVM_FLAG_GPU_RO),
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_MAP_COHERENT),
 			AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_MTYPE_UC);
-	/* Flags without a page-table meaning change nothing. */
-	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(DRM_COMPUTE_SVM_FLAG_HOST_ACCESS |
-							    DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY),
+	/* Keeping a range mapped is the helper's business, not the entries'. */
+	KUNIT_EXPECT_EQ(test, amdgpu_compute_svm_page_flags(w | DRM_COMPUTE_SVM_MAP_ALWAYS),
 			rw | AMDGPU_VM_MTYPE_NC);
 }
 

@@ -5,7 +5,8 @@
  * drm_compute_svm with each failure leaving the attributes, the driver and
  * the argument untouched, the address-space checks, and set then get
  * through the ioctl handler, against a fake driver on a KUnit DRM device
- * whose test thread has an address space (kunit_vm_mmap()).
+ * whose test thread has an address space (kunit_vm_mmap()); and the SVM
+ * fault policy, from a table.
  *
  * Copyright 2026 The onenode authors
  */
@@ -1173,7 +1174,162 @@ static struct kunit_suite drm_compute_svm_ioctl_suite = {
 	.test_cases = drm_compute_svm_ioctl_tests,
 };
 
-kunit_test_suites(&drm_compute_svm_suite, &drm_compute_svm_ioctl_suite);
+/*
+ * The fault policy (drm_compute_svm_fault_decide()), one row per rule and
+ * per pair of rules that meet: what every driver's mirror does for an
+ * access, decided here once.
+ */
+#define RO	DRM_COMPUTE_SVM_FLAG_GPU_RO
+#define EXEC	DRM_COMPUTE_SVM_FLAG_GPU_EXEC
+#define RM	DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY
+#define AM	DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED
+#define COH	DRM_COMPUTE_SVM_FLAG_COHERENT
+#define XCOH	DRM_COMPUTE_SVM_FLAG_EXT_COHERENT
+#define M_W	DRM_COMPUTE_SVM_MAP_WRITE
+#define M_X	DRM_COMPUTE_SVM_MAP_EXEC
+#define M_C	DRM_COMPUTE_SVM_MAP_COHERENT
+#define M_COPY	DRM_COMPUTE_SVM_MAP_COPY
+#define M_AM	DRM_COMPUTE_SVM_MAP_ALWAYS
+#define ACC	DRM_COMPUTE_SVM_MODE_ACCESS
+#define INPL	DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE
+#define NOACC	DRM_COMPUTE_SVM_MODE_NO_ACCESS
+
+struct policy_case {
+	const char *name;
+	struct drm_compute_svm_fault_facts facts;
+	struct drm_compute_svm_fault_plan plan;
+};
+
+static const struct policy_case policy_cases[] = {
+	{ "read", { ACC, 0 }, { 0, false, false, M_W } },
+	{ "write", { ACC, 0, .write = true }, { 0, false, false, M_W } },
+	{ "no-access read", { NOACC, 0 }, { DRM_COMPUTE_FAULT_UNMAPPED } },
+	{ "no-access write", { NOACC, RO, .write = true },
+	  { DRM_COMPUTE_FAULT_UNMAPPED } },
+	{ "no-access ahead", { NOACC, AM, .ahead = true },
+	  { DRM_COMPUTE_FAULT_UNMAPPED } },
+	{ "no-access preferred", { NOACC, 0, .preferred_here = true },
+	  { DRM_COMPUTE_FAULT_UNMAPPED } },
+	{ "gpu-ro read", { ACC, RO }, { 0, false, true, 0 } },
+	{ "gpu-ro write", { ACC, RO, .write = true }, { DRM_COMPUTE_FAULT_WRITE } },
+	{ "cpu-ro read", { ACC, 0, .cpu_read_only = true }, { 0, false, true, 0 } },
+	{ "cpu-ro write", { ACC, 0, .write = true, .cpu_read_only = true },
+	  { DRM_COMPUTE_FAULT_WRITE } },
+	{ "exec", { ACC, EXEC }, { 0, false, false, M_W | M_X } },
+	{ "exec gpu-ro", { ACC, EXEC | RO }, { 0, false, true, M_X } },
+	{ "coherent", { ACC, COH }, { 0, false, false, M_W | M_C } },
+	{ "ext-coherent", { ACC, XCOH }, { 0, false, false, M_W | M_C } },
+	{ "preferred read", { ACC, 0, .preferred_here = true }, { 0, true, false, M_W } },
+	{ "preferred write", { ACC, 0, .preferred_here = true, .write = true },
+	  { 0, true, false, M_W } },
+	{ "preferred in place", { INPL, 0, .preferred_here = true },
+	  { 0, false, false, M_W } },
+	{ "preferred ahead", { ACC, AM, .preferred_here = true, .ahead = true },
+	  { 0, false, false, M_W | M_AM } },
+	{ "preferred gpu-ro", { ACC, RO, .preferred_here = true }, { 0, true, true, 0 } },
+	{ "preferred cpu-ro", { ACC, 0, .preferred_here = true, .cpu_read_only = true },
+	  { 0, true, true, 0 } },
+	{ "read-mostly read", { ACC, RM }, { 0, false, true, M_COPY } },
+	{ "read-mostly write", { ACC, RM, .write = true }, { 0, false, false, M_W } },
+	{ "read-mostly preferred read", { ACC, RM, .preferred_here = true },
+	  { 0, false, true, M_COPY } },
+	{ "read-mostly preferred write", { ACC, RM, .preferred_here = true, .write = true },
+	  { 0, true, false, M_W } },
+	{ "read-mostly gpu-ro write", { ACC, RM | RO, .write = true },
+	  { DRM_COMPUTE_FAULT_WRITE } },
+	{ "read-mostly cpu-ro read", { ACC, RM, .cpu_read_only = true },
+	  { 0, false, true, M_COPY } },
+	{ "always-mapped", { ACC, AM }, { 0, false, false, M_W | M_AM } },
+	{ "always-mapped ahead gpu-ro", { ACC, AM | RO, .ahead = true },
+	  { 0, false, true, M_AM } },
+	{ "everything read", { ACC, RM | EXEC | COH | AM, .preferred_here = true },
+	  { 0, false, true, M_COPY | M_X | M_C | M_AM } },
+	/* Flags the policy has nothing to do with change nothing. */
+	{ "host-access hive-local",
+	  { ACC, DRM_COMPUTE_SVM_FLAG_HOST_ACCESS | DRM_COMPUTE_SVM_FLAG_HIVE_LOCAL },
+	  { 0, false, false, M_W } },
+};
+
+static void policy_case_desc(const struct policy_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(policy, policy_cases, policy_case_desc);
+
+static void policy_table(struct kunit *test)
+{
+	const struct policy_case *c = test->param_value;
+	struct drm_compute_svm_fault_plan p = drm_compute_svm_fault_decide(&c->facts);
+
+	KUNIT_EXPECT_EQ(test, p.fault, c->plan.fault);
+	if (c->plan.fault)
+		return;
+	KUNIT_EXPECT_EQ(test, p.migrate, c->plan.migrate);
+	KUNIT_EXPECT_EQ(test, p.read_only, c->plan.read_only);
+	KUNIT_EXPECT_EQ(test, p.map, c->plan.map);
+}
+
+/*
+ * Invariants over every combination of the facts: a plan never maps
+ * writable what it gets read-only, never migrates ahead of an access or for
+ * a read-only copy, and faults only on NO_ACCESS or a write it cannot map.
+ */
+static void policy_invariants(struct kunit *test)
+{
+	static const enum drm_compute_svm_access_mode modes[] = { ACC, INPL, NOACC };
+	unsigned int m, bits;
+
+	for (m = 0; m < ARRAY_SIZE(modes); m++) {
+		/* Every flag the uapi knows (bits 0-7), then the four booleans. */
+		for (bits = 0; bits < (1u << 12); bits++) {
+			struct drm_compute_svm_fault_facts f = {
+				.mode = modes[m],
+				.flags = bits & DRM_COMPUTE_SVM_FLAGS_KNOWN,
+				.preferred_here = bits & BIT(8),
+				.write = bits & BIT(9),
+				.ahead = bits & BIT(10),
+				.cpu_read_only = bits & BIT(11),
+			};
+			struct drm_compute_svm_fault_plan p = drm_compute_svm_fault_decide(&f);
+			bool ro = f.flags & RO || f.cpu_read_only;
+
+			if (f.mode == NOACC) {
+				KUNIT_EXPECT_EQ(test, p.fault, DRM_COMPUTE_FAULT_UNMAPPED);
+				continue;
+			}
+			if (ro && f.write) {
+				KUNIT_EXPECT_EQ(test, p.fault, DRM_COMPUTE_FAULT_WRITE);
+				continue;
+			}
+			KUNIT_EXPECT_EQ(test, p.fault, 0);
+			KUNIT_EXPECT_EQ(test, !!(p.map & M_W), !p.read_only);
+			KUNIT_EXPECT_EQ(test, p.read_only, ro || (f.flags & RM && !f.write));
+			if (f.write)
+				KUNIT_EXPECT_TRUE(test, p.map & M_W);
+			if (p.migrate)
+				KUNIT_EXPECT_TRUE(test, f.preferred_here && !f.ahead &&
+						  f.mode != INPL && !(p.map & M_COPY));
+			KUNIT_EXPECT_EQ(test, !!(p.map & M_X), !!(f.flags & EXEC));
+			KUNIT_EXPECT_EQ(test, !!(p.map & M_AM), !!(f.flags & AM));
+			KUNIT_EXPECT_EQ(test, !!(p.map & M_C), !!(f.flags & (COH | XCOH)));
+		}
+	}
+}
+
+static struct kunit_case drm_compute_svm_policy_tests[] = {
+	KUNIT_CASE_PARAM(policy_table, policy_gen_params),
+	KUNIT_CASE(policy_invariants),
+	{}
+};
+
+static struct kunit_suite drm_compute_svm_policy_suite = {
+	.name = "drm_compute_svm_policy",
+	.test_cases = drm_compute_svm_policy_tests,
+};
+
+kunit_test_suites(&drm_compute_svm_suite, &drm_compute_svm_ioctl_suite,
+		  &drm_compute_svm_policy_suite);
 
 MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 MODULE_DESCRIPTION("KUnit tests for the DRM compute helpers' SVM operation");

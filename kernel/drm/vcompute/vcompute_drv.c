@@ -192,11 +192,11 @@ static int svm_stats_show(struct seq_file *m, void *data)
 	struct vcompute_device *vdev = to_vcompute(entry->dev);
 
 	seq_printf(m, "faults: %lld\npages_to_device: %lld\npages_to_ram: %lld\nmigrate_failed: %lld\nmapped_ahead: %lld\n",
-		   atomic64_read(&vdev->svm_stats.faults),
+		   atomic64_read(&vdev->svm_stats.mirror.faults),
 		   atomic64_read(&vdev->svm_stats.to_device),
 		   atomic64_read(&vdev->svm_stats.to_ram),
-		   atomic64_read(&vdev->svm_stats.migrate_failed),
-		   atomic64_read(&vdev->svm_stats.mapped_ahead));
+		   atomic64_read(&vdev->svm_stats.mirror.migrate_failed),
+		   atomic64_read(&vdev->svm_stats.mirror.mapped_ahead));
 	return 0;
 }
 

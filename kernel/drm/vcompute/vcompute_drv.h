@@ -20,6 +20,7 @@
 #include <drm/drm_compute.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_compute_svm_mirror.h>
 #include <drm/drm_gpusvm.h>
 #include <drm/drm_gpuvm.h>
 #include <uapi/drm/vcompute_drm.h>
@@ -200,15 +201,11 @@ struct vcompute_device {
 		atomic64_t to_device;
 		/** @svm_stats.to_ram: pages copied back to system memory. */
 		atomic64_t to_ram;
-		/** @svm_stats.migrate_failed: migrations that left data in place. */
-		atomic64_t migrate_failed;
-		/** @svm_stats.faults: GPU faults serviced. */
-		atomic64_t faults;
 		/**
-		 * @svm_stats.mapped_ahead: ranges mapped before any access
-		 * (%DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED).
+		 * @svm_stats.mirror: faults, ranges mapped ahead and failed
+		 * migrations, counted by the helper's mirror.
 		 */
-		atomic64_t mapped_ahead;
+		struct drm_compute_svm_stats mirror;
 	} svm_stats;
 };
 
@@ -377,31 +374,12 @@ enum vcompute_access {
 /**
  * struct vcompute_svm - the mirror of an SVM VM (vcompute_svm.c).
  *
- * The SVM lock is the helper's &drm_compute_vm_svm.lock, which is also
- * drm_gpusvm's driver lock and the attribute store's lock.
+ * The helper's mirror (drm_compute_svm_mirror.c), whose SVM lock is
+ * &drm_compute_vm_svm.lock; vcompute supplies its page-table callbacks.
  */
 struct vcompute_svm {
-	/** @gpusvm: the ranges, their notifiers and pages. */
-	struct drm_gpusvm gpusvm;
-	/** @gc_lock: protects @gc_list; taken in the MMU notifier. */
-	spinlock_t gc_lock;
-	/** @gc_list: ranges unmapped by the CPU, to be removed. */
-	struct list_head gc_list;
-	/** @gc_work: runs the garbage collector under the SVM lock. */
-	struct work_struct gc_work;
-	/**
-	 * @remap_list: ranges of %DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED that
-	 * an invalidation cleared, to be mapped again; under @gc_lock.
-	 */
-	struct list_head remap_list;
-	/** @remap_work: maps them again under the SVM lock. */
-	struct work_struct remap_work;
-	/**
-	 * @dpagemap: the device memory this VM migrated to, a reference
-	 * held until the VM is freed; NULL before its first migration.
-	 * Under the SVM lock.
-	 */
-	struct drm_pagemap *dpagemap;
+	/** @mirror: the ranges, their pages, the garbage collector. */
+	struct drm_compute_svm_mirror mirror;
 };
 
 /**

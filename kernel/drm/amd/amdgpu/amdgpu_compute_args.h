@@ -398,27 +398,28 @@ static inline void amdgpu_compute_span_cut(u64 start, u64 end, u64 va, u64 va_en
 
 /**
  * amdgpu_compute_svm_page_flags - amdgpu page flags of SVM memory
- * @svm_flags: the range's DRM_COMPUTE_SVM_FLAG_* bits
+ * @map_flags: DRM_COMPUTE_SVM_MAP_* of the helper's plan
+ *	(drm_compute_svm_fault_decide())
  *
- * KFD's rules for system memory (svm_range_get_pte_flags()): always
- * readable; writable unless %DRM_COMPUTE_SVM_FLAG_GPU_RO; executable only
- * with %DRM_COMPUTE_SVM_FLAG_GPU_EXEC; uncached (UC) when coherence with
- * the CPU is asked for (%DRM_COMPUTE_SVM_FLAG_COHERENT or
- * %DRM_COMPUTE_SVM_FLAG_EXT_COHERENT), else non-coherent (NC) and snooped.
+ * KFD's rules for system memory (svm_range_get_pte_flags()), as the plan
+ * states them: always readable; writable with %DRM_COMPUTE_SVM_MAP_WRITE;
+ * executable with %DRM_COMPUTE_SVM_MAP_EXEC; uncached (UC) with
+ * %DRM_COMPUTE_SVM_MAP_COHERENT, else non-coherent (NC) and snooped. A
+ * read-only copy (%DRM_COMPUTE_SVM_MAP_COPY) is a read-only mapping, whose
+ * write fault the helper answers with a writable one.
  *
  * Returns: AMDGPU_VM_PAGE_* and AMDGPU_VM_MTYPE_* flags for the GMC's
  * get_vm_pte().
  */
-static inline u32 amdgpu_compute_svm_page_flags(u32 svm_flags)
+static inline u32 amdgpu_compute_svm_page_flags(u32 map_flags)
 {
 	u32 flags = AMDGPU_VM_PAGE_READABLE;
 
-	if (!(svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_RO))
+	if (map_flags & DRM_COMPUTE_SVM_MAP_WRITE)
 		flags |= AMDGPU_VM_PAGE_WRITEABLE;
-	if (svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_EXEC)
+	if (map_flags & DRM_COMPUTE_SVM_MAP_EXEC)
 		flags |= AMDGPU_VM_PAGE_EXECUTABLE;
-	if (svm_flags & (DRM_COMPUTE_SVM_FLAG_COHERENT |
-			 DRM_COMPUTE_SVM_FLAG_EXT_COHERENT))
+	if (map_flags & DRM_COMPUTE_SVM_MAP_COHERENT)
 		flags |= AMDGPU_VM_MTYPE_UC;
 	else
 		flags |= AMDGPU_VM_MTYPE_NC;

@@ -9,50 +9,41 @@
  * Shared virtual memory on amdgpu's render node, for the compute VMs of
  * the DRM compute uapi (%DRM_COMPUTE_VM_CREATE_SVM, %DRM_COMPUTE_OP_SVM),
  * on the DRM-common drm_gpusvm, where amdkfd has its own HMM code. The
- * helper owns the uapi and the attributes (drm_compute_svm.c); this file
- * is the mirror: one &struct drm_gpusvm per compute VM over the file's
- * &struct amdgpu_vm, which names it in &amdgpu_vm.compute_svm.
+ * helper owns the uapi, the attributes (drm_compute_svm.c) and the mirror
+ * with its fault policy (drm_compute_svm_mirror.c, DOC: SVM mirror): the
+ * same ranges, garbage collector, migration and rules as every other
+ * driver. This file gives the mirror amdgpu's page tables, over the
+ * file's &struct amdgpu_vm, which names it in &amdgpu_vm.compute_svm.
  *
  * GPU faults. A retry fault of the VM (amdgpu_vm_handle_fault(), from the
  * interrupt handler's worker) comes here instead of going to amdkfd:
- * amdgpu_compute_svm_fault() reads the attributes (NO_ACCESS, GPU_RO,
- * GPU_EXEC, coherence), finds or makes the drm_gpusvm range around the
- * address (inside one CPU mapping, one attribute piece and the hole
- * between buffer mappings), gets its pages with HMM, then writes the page
- * tables in two steps: a locked amdgpu_vm_update_range() with invalid
- * entries makes sure the page tables exist (it allocates), and under
- * drm_gpusvm's notifier lock, with drm_gpusvm_pages_valid() checked, an
- * unlocked update of the leaves writes the entries (no page-table
- * allocation, and reclaim kept out with memalloc_noreclaim_save(), as
- * amdkfd does under its range lock; see Page tables below). A fault that cannot be serviced
- * (NO_ACCESS, no CPU mapping, a write to read-only memory) returns an
- * error, and amdgpu_vm_handle_fault() then writes no-retry entries so that
- * the queue takes a VM fault.
+ * amdgpu_compute_svm_fault() has the mirror service it. A fault the
+ * policy refuses (NO_ACCESS, no CPU mapping, a write to read-only memory)
+ * returns its DRM_COMPUTE_FAULT_* reason, and amdgpu_vm_handle_fault()
+ * then writes no-retry entries so that the queue takes a VM fault; a fault
+ * on an address a buffer mapping now covers is answered with success, and
+ * the hardware's retry finds the buffer's entry.
+ *
+ * Page tables. Every update of the mirror's entries goes through the VM's
+ * delayed entity, in order, and is waited for: svm_prepare() makes sure
+ * the tables exist with a locked amdgpu_vm_update_range() of invalid
+ * entries (it allocates); svm_map(), under drm_gpusvm's notifier lock with
+ * the pages checked, writes the leaves with unlocked updates, one per run
+ * of system pages or of contiguous VRAM (no page-table allocation, and
+ * reclaim kept out with memalloc_noreclaim_save(), as amdkfd does under
+ * its range lock). The plan's DRM_COMPUTE_SVM_MAP_* bits become page flags
+ * by amdgpu_compute_svm_page_flags() (KUnit).
+ *
+ * Invalidation. svm_zap() clears the entries with an unlocked update and
+ * waits for it; svm_flush() then flushes the TLBs of the VM's PASID (an
+ * unlocked update only moves the VM's TLB sequence on). This is amdkfd's
+ * XNACK-on model: queues keep running and refault.
  *
  * Device memory. A range's pages may be in this device's VRAM, as
  * device-private pages of its pagemap (amdgpu_compute_pagemap.c, DOC:
  * amdgpu compute SVM device memory): HMM hands them over as such (the
  * mirror's owner is the pagemap's), and the entries then hold VRAM
- * addresses. A prefetch to the device, or a fault on a range whose
- * preferred location is the device (and which is not used in place),
- * migrates its private anonymous memory there through the DRM-common walk
- * (drm_compute_svm_migrate_to_devmem()); a prefetch to system memory
- * brings it back (drm_compute_svm_migrate_to_ram()), and so does a CPU
- * access (drm_pagemap's migrate_to_ram).
- *
- * Page tables. Every update of the mirror's entries goes through the VM's
- * delayed entity, in order, and is waited for: a locked update with
- * invalid entries first (it allocates the tables), then, under drm_gpusvm's
- * notifier lock with the pages checked, an unlocked update of the leaves,
- * one per run of system pages or of contiguous VRAM.
- *
- * Invalidation. drm_gpusvm's notifier, with its notifier lock held for
- * writing, clears the entries of the ranges touched with an unlocked
- * update, waits for it, flushes the TLBs of the VM's PASID (an unlocked
- * update only moves the VM's TLB sequence on), and drops the DMA mappings;
- * an unmap also queues the range for removal under the SVM lock (a work
- * item, and the head of every fault, bind and SVM operation). This is
- * amdkfd's XNACK-on model: queues keep running and refault.
+ * addresses.
  *
  * Binds. A VM_BIND MAP first removes the ranges it overlaps, under the
  * SVM lock, which faults hold too; buffer mappings win. amdgpu's own
@@ -72,9 +63,9 @@
  * drm_gpusvm_get_pages(): the mmap lock comes first.
  *
  * What only hardware runs: all of it but the page-flag translation and
- * the walk over a range's device addresses (KUnit). It needs retry faults
- * (amdgpu.noretry=0, GC 9.4.2 and newer): without them the device reports
- * no SVM.
+ * the walk over a range's device addresses (KUnit); the mirror and its
+ * policy run on vcompute. It needs retry faults (amdgpu.noretry=0, GC
+ * 9.4.2 and newer): without them the device reports no SVM.
  */
 
 #include <linux/delay.h>
@@ -85,6 +76,7 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_compute_svm_mirror.h>
 #include <drm/drm_exec.h>
 #include <drm/drm_gpusvm.h>
 #include <drm/drm_pagemap.h>
@@ -101,8 +93,8 @@
  * struct amdgpu_compute_svm - the SVM mirror of an amdgpu compute VM
  */
 struct amdgpu_compute_svm {
-	/** @gpusvm: the ranges, their notifiers and pages. */
-	struct drm_gpusvm gpusvm;
+	/** @mirror: the helper's mirror, whose ops are this file's. */
+	struct drm_compute_svm_mirror mirror;
 	/**
 	 * @cvm: the compute VM: its SVM lock and attribute store. The mirror
 	 * lives as long as it: a fault holds a reference to it.
@@ -116,71 +108,17 @@ struct amdgpu_compute_svm {
 	 * before it is cleared.
 	 */
 	struct amdgpu_vm *vm;
-	/** @gc_lock: protects @gc_list; taken in the MMU notifier. */
-	spinlock_t gc_lock;
-	/** @gc_list: ranges the CPU unmapped, to be removed. */
-	struct list_head gc_list;
-	/** @gc_work: removes them under the SVM lock. */
-	struct work_struct gc_work;
 	/**
-	 * @dpagemap: the device's pagemap, a reference, from this mirror's
-	 * first migration until it is detached; under the SVM lock.
+	 * @addrs: one DMA address per CPU page of the range being mapped, as
+	 * amdgpu_vm_update_range() reads them; under the SVM lock (one fault
+	 * at a time), so that svm_map() needs no allocation.
 	 */
-	struct drm_pagemap *dpagemap;
+	dma_addr_t addrs[SZ_2M / PAGE_SIZE];
 };
 
-/**
- * struct amdgpu_compute_range - a drm_gpusvm range of amdgpu's mirror
- */
-struct amdgpu_compute_range {
-	/** @base: the range. */
-	struct drm_gpusvm_range base;
-	/** @pages: its pages and DMA addresses. */
-	struct drm_gpusvm_pages pages;
-	/** @gc_link: in &amdgpu_compute_svm.gc_list. */
-	struct list_head gc_link;
-	/** @mapped: entries written; under the gpusvm notifier lock. */
-	bool mapped;
-	/** @read_only: mapped without write permission. */
-	bool read_only;
-};
-
-static struct amdgpu_compute_range *to_arange(struct drm_gpusvm_range *r)
+static struct amdgpu_compute_svm *to_asvm(struct drm_compute_svm_mirror *m)
 {
-	return container_of(r, struct amdgpu_compute_range, base);
-}
-
-static struct amdgpu_compute_svm *to_asvm(struct drm_gpusvm *g)
-{
-	return container_of(g, struct amdgpu_compute_svm, gpusvm);
-}
-
-static unsigned long range_npages(struct drm_gpusvm_range *r)
-{
-	return drm_gpusvm_range_size(r) >> PAGE_SHIFT;
-}
-
-static struct drm_gpusvm_range *amdgpu_svm_range_alloc(struct drm_gpusvm *g)
-{
-	struct amdgpu_compute_range *ar = kzalloc_obj(*ar);
-
-	if (!ar)
-		return NULL;
-	drm_gpusvm_init_pages(&ar->pages, adev_to_drm(to_asvm(g)->adev));
-	INIT_LIST_HEAD(&ar->gc_link);
-	return &ar->base;
-}
-
-static void amdgpu_svm_range_free(struct drm_gpusvm_range *r)
-{
-	struct amdgpu_compute_range *ar = to_arange(r);
-	struct amdgpu_compute_svm *svm = to_asvm(r->gpusvm);
-
-	spin_lock(&svm->gc_lock);
-	list_del_init(&ar->gc_link);
-	spin_unlock(&svm->gc_lock);
-	drm_gpusvm_free_pages(r->gpusvm, &ar->pages, range_npages(r));
-	kfree(ar);
+	return container_of(m, struct amdgpu_compute_svm, mirror);
 }
 
 /*
@@ -189,8 +127,9 @@ static void amdgpu_svm_range_free(struct drm_gpusvm_range *r)
  * queues submit nothing, so flush now, as amdkfd does for its ranges
  * (amdgpu_vm_flush_compute_tlb() is for amdkfd's compute VMs only).
  */
-static void svm_flush_tlb(struct amdgpu_compute_svm *svm)
+static void svm_flush(struct drm_compute_svm_mirror *m)
 {
+	struct amdgpu_compute_svm *svm = to_asvm(m);
 	struct amdgpu_device *adev = svm->adev;
 	bool all_hub = adev->family == AMDGPU_FAMILY_AI ||
 		       adev->family == AMDGPU_FAMILY_RV;
@@ -204,12 +143,12 @@ static void svm_flush_tlb(struct amdgpu_compute_svm *svm)
 
 /*
  * Clear the entries of [@start, @end) with an unlocked update on the VM's
- * delayed entity (behind the updates that wrote them), wait for it and
- * flush the TLBs: usable from the MMU notifier, and once it returns the
- * GPU no longer reaches the pages.
+ * delayed entity (behind the updates that wrote them) and wait for it:
+ * usable from the MMU notifier; svm_flush() follows.
  */
-static void svm_clear(struct amdgpu_compute_svm *svm, u64 start, u64 end)
+static void svm_zap(struct drm_compute_svm_mirror *m, u64 start, u64 end)
 {
+	struct amdgpu_compute_svm *svm = to_asvm(m);
 	struct dma_fence *fence = NULL;
 	unsigned int noreclaim = memalloc_noreclaim_save();
 	int r;
@@ -224,111 +163,10 @@ static void svm_clear(struct amdgpu_compute_svm *svm, u64 start, u64 end)
 		dma_fence_wait(fence, false);
 		dma_fence_put(fence);
 	}
-	svm_flush_tlb(svm);
 	if (r)
 		drm_err_ratelimited(adev_to_drm(svm->adev),
 				    "compute SVM: clearing 0x%llx-0x%llx failed (%d)\n",
 				    start, end, r);
-}
-
-static void amdgpu_svm_invalidate(struct drm_gpusvm *g,
-				  struct drm_gpusvm_notifier *notifier,
-				  const struct mmu_notifier_range *mmu)
-{
-	struct amdgpu_compute_svm *svm = to_asvm(g);
-	const struct drm_gpusvm_ctx ctx = { .in_notifier = true };
-	unsigned long start = max(mmu->start, drm_gpusvm_notifier_start(notifier));
-	unsigned long end = min(mmu->end, drm_gpusvm_notifier_end(notifier));
-	struct drm_gpusvm_range *r = NULL;
-	bool queue = false;
-
-	drm_gpusvm_for_each_range(r, notifier, start, end) {
-		struct amdgpu_compute_range *ar = to_arange(r);
-
-		if (ar->mapped) {
-			svm_clear(svm, drm_gpusvm_range_start(r), drm_gpusvm_range_end(r));
-			ar->mapped = false;
-		}
-		drm_gpusvm_unmap_pages(g, &ar->pages, range_npages(r), &ctx);
-		if (mmu->event != MMU_NOTIFY_UNMAP)
-			continue;
-		drm_gpusvm_range_set_unmapped(r, &ar->pages, 1, mmu);
-		spin_lock(&svm->gc_lock);
-		if (list_empty(&ar->gc_link))
-			list_add_tail(&ar->gc_link, &svm->gc_list);
-		spin_unlock(&svm->gc_lock);
-		queue = true;
-	}
-	if (queue)
-		queue_work(system_dfl_wq, &svm->gc_work);
-}
-
-static const struct drm_gpusvm_ops amdgpu_svm_ops = {
-	.range_alloc = amdgpu_svm_range_alloc,
-	.range_free = amdgpu_svm_range_free,
-	.invalidate = amdgpu_svm_invalidate,
-};
-
-static const unsigned long amdgpu_svm_chunks[] = { SZ_2M, SZ_64K, SZ_4K };
-
-/* Remove @r: entries, DMA mappings, the range. SVM lock held, attached. */
-static void range_remove(struct amdgpu_compute_svm *svm, struct drm_gpusvm_range *r)
-{
-	struct amdgpu_compute_range *ar = to_arange(r);
-	const struct drm_gpusvm_ctx ctx = {};
-
-	drm_gpusvm_notifier_lock(&svm->gpusvm);
-	if (ar->mapped) {
-		svm_clear(svm, drm_gpusvm_range_start(r), drm_gpusvm_range_end(r));
-		ar->mapped = false;
-	}
-	drm_gpusvm_notifier_unlock(&svm->gpusvm);
-	drm_gpusvm_unmap_pages(&svm->gpusvm, &ar->pages, range_npages(r), &ctx);
-	drm_gpusvm_range_remove(&svm->gpusvm, r);
-}
-
-/* Remove every range overlapping [@start, @end). SVM lock held, attached. */
-static void ranges_remove(struct amdgpu_compute_svm *svm, u64 start, u64 end)
-{
-	struct drm_gpusvm_notifier *n, *next_n;
-
-	drm_gpusvm_for_each_notifier_safe(n, next_n, &svm->gpusvm, start, end) {
-		struct drm_gpusvm_range *r, *next;
-
-		drm_gpusvm_for_each_range_safe(r, next, n, start, end)
-			range_remove(svm, r);
-	}
-}
-
-/* Ranges the CPU unmapped, and the attributes of unmapped memory. */
-static void svm_gc(struct amdgpu_compute_svm *svm)
-{
-	struct amdgpu_compute_range *ar;
-
-	lockdep_assert_held(&svm->cvm->svm.lock);
-	for (;;) {
-		spin_lock(&svm->gc_lock);
-		ar = list_first_entry_or_null(&svm->gc_list,
-					      struct amdgpu_compute_range, gc_link);
-		if (ar)
-			list_del_init(&ar->gc_link);
-		spin_unlock(&svm->gc_lock);
-		if (!ar)
-			break;
-		range_remove(svm, &ar->base);
-	}
-	drm_compute_svm_collect(svm->cvm);
-}
-
-static void svm_gc_work(struct work_struct *work)
-{
-	struct amdgpu_compute_svm *svm = container_of(work, struct amdgpu_compute_svm,
-						      gc_work);
-
-	mutex_lock(&svm->cvm->svm.lock);
-	if (svm->vm)
-		svm_gc(svm);
-	mutex_unlock(&svm->cvm->svm.lock);
 }
 
 /* Lock @vm's root page directory; 0 or what amdgpu_vm_lock_pd() returned. */
@@ -346,6 +184,163 @@ static int lock_root(struct drm_exec *exec, struct amdgpu_vm *vm)
 	return r;
 }
 
+/*
+ * The page tables of [@start, @end): a locked update with invalid entries
+ * allocates what is missing. -EAGAIN: the VM is evicted, its restore
+ * comes first.
+ */
+static int svm_prepare(struct drm_compute_svm_mirror *m, u64 start, u64 end)
+{
+	struct amdgpu_compute_svm *svm = to_asvm(m);
+	struct amdgpu_vm *vm = svm->vm;
+	struct drm_exec exec;
+	int r;
+
+	drm_exec_init(&exec, 0, 1);
+	drm_exec_until_all_locked(&exec) {
+		r = amdgpu_vm_lock_pd(vm, &exec, 1);
+		drm_exec_retry_on_contention(&exec);
+		if (r)
+			break;
+	}
+	if (!r && !amdgpu_vm_ready(vm))
+		r = -EAGAIN;
+	if (!r)
+		r = amdgpu_vm_update_range(svm->adev, vm, false, false, false, false,
+					   NULL, start >> AMDGPU_GPU_PAGE_SHIFT,
+					   (end >> AMDGPU_GPU_PAGE_SHIFT) - 1,
+					   0, 0, 0, NULL, NULL, NULL);
+	drm_exec_fini(&exec);
+	return r;
+}
+
+/*
+ * Write the leaves of @range, unlocked, one update per run of system pages
+ * or of contiguous VRAM, on the VM's delayed entity, and wait for them.
+ * The notifier lock held, the pages valid, the tables prepared.
+ */
+static int svm_map(struct drm_compute_svm_mirror *m,
+		   struct drm_compute_svm_range *range, u32 map_flags)
+{
+	struct amdgpu_compute_svm *svm = to_asvm(m);
+	struct amdgpu_device *adev = svm->adev;
+	struct amdgpu_vm *vm = svm->vm;
+	unsigned long npages = drm_gpusvm_range_size(&range->base) >> PAGE_SHIFT;
+	unsigned long pos = 0, page = 0;
+	u64 first = drm_gpusvm_range_start(&range->base) >> AMDGPU_GPU_PAGE_SHIFT;
+	u64 pte_sys = AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED;
+	/* This device's own VRAM: neither system memory nor snooped. */
+	u64 pte_vram = AMDGPU_PTE_VALID;
+	u32 page_flags = amdgpu_compute_svm_page_flags(map_flags);
+	struct amdgpu_compute_svm_run run;
+	struct dma_fence *fence = NULL;
+	unsigned int noreclaim;
+	int r;
+
+	if (WARN_ON(npages > ARRAY_SIZE(svm->addrs)))
+		return -EINVAL;
+	if (amdgpu_ip_version(adev, GC_HWIP, 0) >= IP_VERSION(12, 0, 0)) {
+		pte_sys |= AMDGPU_PTE_IS_PTE;
+		pte_vram |= AMDGPU_PTE_IS_PTE;
+	}
+	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_sys);
+	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_vram);
+	pte_sys |= AMDGPU_PTE_READABLE;
+	pte_vram |= AMDGPU_PTE_READABLE;
+	if (page_flags & AMDGPU_VM_PAGE_WRITEABLE) {
+		pte_sys |= AMDGPU_PTE_WRITEABLE;
+		pte_vram |= AMDGPU_PTE_WRITEABLE;
+	}
+
+	noreclaim = memalloc_noreclaim_save();
+	while ((r = amdgpu_compute_svm_next_run(range->pages.dma_addr, npages, &pos,
+						&page, &run, svm->addrs)) > 0) {
+		u64 s = first + run.first * AMDGPU_GPU_PAGES_IN_CPU_PAGE;
+		u64 l = s + run.npages * AMDGPU_GPU_PAGES_IN_CPU_PAGE - 1;
+		struct dma_fence *f = NULL;
+
+		if (run.vram)
+			r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
+						   NULL, s, l, pte_vram, run.vram_offset,
+						   adev->vm_manager.vram_base_offset,
+						   NULL, NULL, &f);
+		else
+			r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
+						   NULL, s, l, pte_sys,
+						   (u64)run.first << PAGE_SHIFT, 0,
+						   NULL, svm->addrs, &f);
+		if (f) {
+			dma_fence_put(fence);
+			fence = f;
+		}
+		if (r)
+			break;
+	}
+	memalloc_noreclaim_restore(noreclaim);
+	if (fence) {
+		dma_fence_wait(fence, false);
+		dma_fence_put(fence);
+	}
+	return r;
+}
+
+/*
+ * The hole around @addr between buffer mappings, inside its 2 MiB block,
+ * in bytes; false when a buffer mapping covers @addr.
+ */
+static bool svm_bind_hole(struct drm_compute_svm_mirror *m, u64 addr,
+			  u64 *start, u64 *end)
+{
+	struct amdgpu_compute_svm *svm = to_asvm(m);
+	u64 pfn = addr >> AMDGPU_GPU_PAGE_SHIFT, p;
+	u64 first = ALIGN_DOWN(addr, SZ_2M) >> AMDGPU_GPU_PAGE_SHIFT;
+	u64 last = first + (SZ_2M >> AMDGPU_GPU_PAGE_SHIFT) - 1;
+	struct amdgpu_bo_va_mapping *bm;
+	struct drm_exec exec;
+	bool ok = false;
+
+	if (lock_root(&exec, svm->vm))
+		goto out;
+	if (amdgpu_vm_bo_lookup_mapping(svm->vm, pfn))
+		goto out;
+	/* Walk out from the address; a mapping found skips its whole extent. */
+	for (p = pfn; p > first; p--) {
+		bm = amdgpu_vm_bo_lookup_mapping(svm->vm, p - 1);
+		if (bm) {
+			first = bm->last + 1;
+			break;
+		}
+	}
+	for (p = pfn; p < last; p++) {
+		bm = amdgpu_vm_bo_lookup_mapping(svm->vm, p + 1);
+		if (bm) {
+			last = bm->start - 1;
+			break;
+		}
+	}
+	*start = first << AMDGPU_GPU_PAGE_SHIFT;
+	*end = (last + 1) << AMDGPU_GPU_PAGE_SHIFT;
+	ok = true;
+out:
+	drm_exec_fini(&exec);
+	return ok;
+}
+
+/* The device's VRAM as a pagemap; the mirror keeps the reference. */
+static struct drm_pagemap *svm_pagemap_get(struct drm_compute_svm_mirror *m)
+{
+	return amdgpu_compute_pagemap_get(to_asvm(m)->adev);
+}
+
+static const struct drm_compute_svm_mirror_ops amdgpu_mirror_ops = {
+	.prepare = svm_prepare,
+	.map = svm_map,
+	.zap = svm_zap,
+	.flush = svm_flush,
+	.bind_hole = svm_bind_hole,
+	.pagemap_get = svm_pagemap_get,
+};
+
 /* Tear the mirror down and forget the file's VM. SVM lock held. */
 static void svm_detach(struct amdgpu_compute_svm *svm)
 {
@@ -355,12 +350,7 @@ static void svm_detach(struct amdgpu_compute_svm *svm)
 	lockdep_assert_held(&svm->cvm->svm.lock);
 	if (!vm)
 		return;
-	ranges_remove(svm, 0, ULONG_MAX);
-	drm_gpusvm_fini(&svm->gpusvm);	/* no notifier runs afterwards */
-	/* Migrated pages hold references of their own. */
-	if (svm->dpagemap)
-		drm_pagemap_put(svm->dpagemap);
-	svm->dpagemap = NULL;
+	drm_compute_svm_mirror_detach(&svm->mirror);	/* no notifier afterwards */
 	/* Last: amdgpu_compute_svm_detach() waits for this. */
 	lock_root(&exec, vm);
 	WRITE_ONCE(vm->compute_svm, NULL);
@@ -376,13 +366,12 @@ static void svm_detach(struct amdgpu_compute_svm *svm)
  * @out: set to the mirror
  *
  * Returns: 0; -EBUSY when an earlier compute VM of the file still
- * mirrors into @vm (one at a time); what drm_gpusvm_init() or the
+ * mirrors into @vm (one at a time); what the mirror's init or the
  * reservation returned.
  */
 int amdgpu_compute_svm_init(struct amdgpu_device *adev, struct drm_compute_vm *cvm,
 			    struct amdgpu_vm *vm, struct amdgpu_compute_svm **out)
 {
-	const struct drm_compute_dev_info *info = &cvm->cdev->info;
 	struct amdgpu_compute_svm *svm;
 	struct drm_exec exec;
 	int r;
@@ -393,16 +382,12 @@ int amdgpu_compute_svm_init(struct amdgpu_device *adev, struct drm_compute_vm *c
 	svm->cvm = cvm;
 	svm->adev = adev;
 	svm->vm = vm;
-	spin_lock_init(&svm->gc_lock);
-	INIT_LIST_HEAD(&svm->gc_list);
-	INIT_WORK(&svm->gc_work, svm_gc_work);
-	r = drm_gpusvm_init(&svm->gpusvm, "amdgpu-compute", cvm->svm.mm,
-			    info->va_start, info->va_end - info->va_start, SZ_512M,
-			    &amdgpu_svm_ops, amdgpu_svm_chunks,
-			    ARRAY_SIZE(amdgpu_svm_chunks));
+	r = drm_compute_svm_mirror_init(&svm->mirror, cvm, &amdgpu_mirror_ops,
+					"amdgpu-compute", adev_to_drm(adev),
+					amdgpu_compute_pagemap_owner(adev), NULL,
+					AMDGPU_COMPUTE_SVM_TRIES);
 	if (r)
 		goto err_free;
-	drm_gpusvm_driver_set_lock(&svm->gpusvm, &cvm->svm.lock);
 
 	r = lock_root(&exec, vm);
 	if (!r) {
@@ -413,14 +398,12 @@ int amdgpu_compute_svm_init(struct amdgpu_device *adev, struct drm_compute_vm *c
 	}
 	drm_exec_fini(&exec);
 	if (r)
-		goto err_gpusvm;
+		goto err_mirror;
 	*out = svm;
 	return 0;
 
-err_gpusvm:
-	mutex_lock(&cvm->svm.lock);
-	drm_gpusvm_fini(&svm->gpusvm);
-	mutex_unlock(&cvm->svm.lock);
+err_mirror:
+	drm_compute_svm_mirror_fini(&svm->mirror);
 err_free:
 	kfree(svm);
 	return r;
@@ -434,10 +417,10 @@ void amdgpu_compute_svm_fini(struct amdgpu_compute_svm *svm)
 {
 	struct drm_compute_vm *cvm = svm->cvm;
 
-	disable_work_sync(&svm->gc_work);
 	mutex_lock(&cvm->svm.lock);
 	svm_detach(svm);
 	mutex_unlock(&cvm->svm.lock);
+	drm_compute_svm_mirror_fini(&svm->mirror);
 	kfree(svm);
 }
 
@@ -504,179 +487,6 @@ void amdgpu_compute_svm_put(struct amdgpu_compute_svm *svm)
 	drm_compute_vm_put(svm->cvm);
 }
 
-/*
- * The hole around @addr between buffer mappings, inside its 2 MiB block,
- * in bytes; false when a buffer mapping covers @addr.
- */
-static bool svm_hole(struct amdgpu_compute_svm *svm, u64 addr, u64 *start, u64 *end)
-{
-	u64 pfn = addr >> AMDGPU_GPU_PAGE_SHIFT, p;
-	u64 first = ALIGN_DOWN(addr, SZ_2M) >> AMDGPU_GPU_PAGE_SHIFT;
-	u64 last = first + (SZ_2M >> AMDGPU_GPU_PAGE_SHIFT) - 1;
-	struct amdgpu_bo_va_mapping *m;
-	struct drm_exec exec;
-	bool ok = true;
-	int r = 0;
-
-	r = lock_root(&exec, svm->vm);
-	if (r) {
-		ok = false;
-		goto out;
-	}
-	if (amdgpu_vm_bo_lookup_mapping(svm->vm, pfn)) {
-		ok = false;
-		goto out;
-	}
-	/* Walk out from the address; a mapping found skips its whole extent. */
-	for (p = pfn; p > first; p--) {
-		m = amdgpu_vm_bo_lookup_mapping(svm->vm, p - 1);
-		if (m) {
-			first = m->last + 1;
-			break;
-		}
-	}
-	for (p = pfn; p < last; p++) {
-		m = amdgpu_vm_bo_lookup_mapping(svm->vm, p + 1);
-		if (m) {
-			last = m->start - 1;
-			break;
-		}
-	}
-	*start = first << AMDGPU_GPU_PAGE_SHIFT;
-	*end = (last + 1) << AMDGPU_GPU_PAGE_SHIFT;
-out:
-	drm_exec_fini(&exec);
-	return ok;
-}
-
-/*
- * Write the entries of @ar: page tables first (a locked update may
- * allocate them; it writes invalid entries), then the leaves, unlocked,
- * under the notifier lock with the pages checked, one update per run of
- * system pages or of contiguous VRAM; all on the VM's delayed entity, and
- * waited for. -EAGAIN: invalidated meanwhile, get the pages again.
- */
-static int svm_map(struct amdgpu_compute_svm *svm, struct amdgpu_compute_range *ar,
-		   u32 page_flags)
-{
-	struct amdgpu_device *adev = svm->adev;
-	struct amdgpu_vm *vm = svm->vm;
-	unsigned long npages = range_npages(&ar->base), pos = 0, page = 0;
-	u64 first = drm_gpusvm_range_start(&ar->base) >> AMDGPU_GPU_PAGE_SHIFT;
-	u64 last = (drm_gpusvm_range_end(&ar->base) >> AMDGPU_GPU_PAGE_SHIFT) - 1;
-	u64 pte_sys = AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | AMDGPU_PTE_SNOOPED;
-	/* This device's own VRAM: neither system memory nor snooped. */
-	u64 pte_vram = AMDGPU_PTE_VALID;
-	struct amdgpu_compute_svm_run run;
-	struct dma_fence *fence = NULL;
-	unsigned int noreclaim;
-	struct drm_exec exec;
-	dma_addr_t *addrs;
-	int r;
-
-	/* System runs: one DMA address per CPU page, as amdgpu_vm_update_range() reads them. */
-	addrs = kvmalloc_array(npages, sizeof(*addrs), GFP_KERNEL);
-	if (!addrs)
-		return -ENOMEM;
-
-	if (amdgpu_ip_version(adev, GC_HWIP, 0) >= IP_VERSION(12, 0, 0)) {
-		pte_sys |= AMDGPU_PTE_IS_PTE;
-		pte_vram |= AMDGPU_PTE_IS_PTE;
-	}
-	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_sys);
-	amdgpu_gmc_get_vm_pte(adev, vm, NULL, page_flags, &pte_vram);
-	pte_sys |= AMDGPU_PTE_READABLE;
-	pte_vram |= AMDGPU_PTE_READABLE;
-	if (page_flags & AMDGPU_VM_PAGE_WRITEABLE) {
-		pte_sys |= AMDGPU_PTE_WRITEABLE;
-		pte_vram |= AMDGPU_PTE_WRITEABLE;
-	}
-
-	drm_exec_init(&exec, 0, 1);
-	drm_exec_until_all_locked(&exec) {
-		r = amdgpu_vm_lock_pd(vm, &exec, 1);
-		drm_exec_retry_on_contention(&exec);
-		if (r)
-			break;
-	}
-	if (!r && !amdgpu_vm_ready(vm))
-		r = -EAGAIN;	/* evicted: the restore comes first */
-	if (!r)
-		r = amdgpu_vm_update_range(adev, vm, false, false, false, false, NULL,
-					   first, last, 0, 0, 0, NULL, NULL, NULL);
-	drm_exec_fini(&exec);
-	if (r)
-		goto out;
-
-	drm_gpusvm_notifier_lock(&svm->gpusvm);
-	if (!drm_gpusvm_pages_valid(&svm->gpusvm, &ar->pages)) {
-		r = -EAGAIN;
-	} else {
-		noreclaim = memalloc_noreclaim_save();
-		while ((r = amdgpu_compute_svm_next_run(ar->pages.dma_addr, npages, &pos,
-							&page, &run, addrs)) > 0) {
-			u64 s = first + run.first * AMDGPU_GPU_PAGES_IN_CPU_PAGE;
-			u64 l = s + run.npages * AMDGPU_GPU_PAGES_IN_CPU_PAGE - 1;
-			struct dma_fence *f = NULL;
-
-			if (run.vram)
-				r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
-							   NULL, s, l, pte_vram,
-							   run.vram_offset,
-							   adev->vm_manager.vram_base_offset,
-							   NULL, NULL, &f);
-			else
-				r = amdgpu_vm_update_range(adev, vm, false, true, true, false,
-							   NULL, s, l, pte_sys,
-							   (u64)run.first << PAGE_SHIFT, 0,
-							   NULL, addrs, &f);
-			if (f) {
-				dma_fence_put(fence);
-				fence = f;
-			}
-			if (r)
-				break;
-		}
-		memalloc_noreclaim_restore(noreclaim);
-		if (!r) {
-			ar->mapped = true;
-			ar->read_only = !(page_flags & AMDGPU_VM_PAGE_WRITEABLE);
-		}
-	}
-	drm_gpusvm_notifier_unlock(&svm->gpusvm);
-	if (fence) {
-		dma_fence_wait(fence, false);
-		dma_fence_put(fence);
-	}
-out:
-	kvfree(addrs);
-	return r;
-}
-
-/* The device's pagemap, made on first use and kept; SVM lock held. */
-static struct drm_pagemap *svm_dpagemap(struct amdgpu_compute_svm *svm)
-{
-	struct drm_pagemap *dp;
-
-	lockdep_assert_held(&svm->cvm->svm.lock);
-	if (!svm->dpagemap) {
-		dp = amdgpu_compute_pagemap_get(svm->adev);
-		if (IS_ERR(dp))
-			return dp;
-		svm->dpagemap = dp;
-	}
-	return svm->dpagemap;
-}
-
-/* Migrate [@start, @end) to VRAM, best effort. SVM lock held. */
-static void svm_migrate_to_vram(struct amdgpu_compute_svm *svm, u64 start, u64 end)
-{
-	struct drm_pagemap *dp = svm_dpagemap(svm);
-
-	if (!IS_ERR(dp))
-		drm_compute_svm_migrate_to_devmem(svm->cvm, dp, start, end);
-}
-
 /**
  * amdgpu_compute_svm_fault - service a retry fault of an SVM compute VM
  * @svm: the mirror (amdgpu_compute_svm_get())
@@ -687,102 +497,20 @@ static void svm_migrate_to_vram(struct amdgpu_compute_svm *svm, u64 start, u64 e
  * reservation held. Takes the SVM lock, the mmap lock and the root page
  * directory's reservation.
  *
- * Returns: 0 when the entries are written (the hardware retries), or a
- * negative errno: -EACCES (NO_ACCESS), -EPERM (a write to read-only
- * memory), -EFAULT (no CPU mapping HMM can mirror), -EEXIST (a buffer
- * mapping covers @addr), -EBUSY (the range kept moving), -ENODEV
- * (detached).
+ * Returns: 0 when the entries are written or a buffer mapping covers
+ * @addr (the hardware retries); the DRM_COMPUTE_FAULT_* the helper's
+ * policy raised; -ENODEV once detached.
  */
 int amdgpu_compute_svm_fault(struct amdgpu_compute_svm *svm, u64 addr, bool write)
 {
-	struct drm_compute_vm *cvm = svm->cvm;
-	struct drm_compute_vm_svm *csvm = &cvm->svm;
-	struct drm_gpusvm *g = &svm->gpusvm;
-	const struct drm_compute_svm_attrs *attrs;
-	struct drm_gpusvm_ctx ctx = {
-		/* This device's VRAM pages are mapped where they are. */
-		.device_private_page_owner = amdgpu_compute_pagemap_owner(svm->adev),
-		/* A range may be partly in VRAM (a CPU fault took a chunk back). */
-		.allow_mixed = true,
-	};
-	struct amdgpu_compute_range *ar;
-	struct drm_gpusvm_range *r;
-	u64 hs = 0, he = 0, as = 0, asz = 0;
-	unsigned int tries = 0;
-	bool migrate;
-	u32 aflags;
-	int err;
+	struct drm_compute_vm_svm *csvm = &svm->cvm->svm;
+	int r = -ENODEV;
 
 	mutex_lock(&csvm->lock);
-	if (!svm->vm) {
-		err = -ENODEV;
-		goto out;
-	}
-	svm_gc(svm);
-	attrs = drm_compute_svm_attr_lookup(&csvm->attrs, addr, &as, &asz);
-	if (!attrs || drm_compute_svm_attrs_access(&csvm->attrs, attrs, cvm->cdev->id) ==
-		      DRM_COMPUTE_SVM_MODE_NO_ACCESS) {
-		err = -EACCES;
-		goto out;
-	}
-	aflags = attrs->flags;	/* @attrs dies with the next store change */
-	/* Preferred here, and not to be used in place: move on fault. */
-	migrate = attrs->preferred_loc == cvm->cdev->id &&
-		  drm_compute_svm_attrs_access(&csvm->attrs, attrs, cvm->cdev->id) !=
-		  DRM_COMPUTE_SVM_MODE_ACCESS_IN_PLACE;
-	ctx.read_only = !!(aflags & DRM_COMPUTE_SVM_FLAG_GPU_RO);
-	if (ctx.read_only && write) {
-		err = -EPERM;
-		goto out;
-	}
-	if (!svm_hole(svm, addr, &hs, &he)) {
-		err = -EEXIST;
-		goto out;
-	}
-	hs = max(hs, as);
-	he = min(he, as + asz);
-
-retry:
-	if (tries++ >= AMDGPU_COMPUTE_SVM_TRIES) {
-		err = -EBUSY;
-		goto out;
-	}
-	r = drm_gpusvm_range_find_or_insert(g, addr, hs, he, &ctx);
-	if (IS_ERR(r)) {
-		err = PTR_ERR(r);
-		/* A read-only CPU mapping: mirror it read-only for reads. */
-		if (err == -EPERM && !write && !ctx.read_only) {
-			ctx.read_only = true;
-			goto retry;
-		}
-		goto out;
-	}
-	ar = to_arange(r);
-	if (ar->read_only && !ctx.read_only) {
-		range_remove(svm, r);	/* writable wanted now */
-		goto retry;
-	}
-	if (migrate) {
-		migrate = false;	/* once per fault */
-		svm_migrate_to_vram(svm, drm_gpusvm_range_start(r), drm_gpusvm_range_end(r));
-	}
-	err = drm_gpusvm_get_pages(g, &ar->pages, g->mm, &r->notifier->notifier,
-				   drm_gpusvm_range_start(r), drm_gpusvm_range_end(r),
-				   &ctx);
-	if (err == -EBUSY || err == -EAGAIN) {
-		svm_gc(svm);
-		goto retry;
-	}
-	if (err)
-		goto out;
-	err = svm_map(svm, ar, amdgpu_compute_svm_page_flags(ctx.read_only ?
-							     aflags | DRM_COMPUTE_SVM_FLAG_GPU_RO :
-							     aflags));
-	if (err == -EAGAIN)
-		goto retry;
-out:
+	if (svm->vm)
+		r = drm_compute_svm_mirror_fault(&svm->mirror, addr, write);
 	mutex_unlock(&csvm->lock);
-	return err;
+	return r;
 }
 
 /**
@@ -793,41 +521,23 @@ out:
  * @attrs: the attributes set (already in the store)
  * @nattr: entries in @attrs
  *
- * Removes the ranges of the interval, so that the next fault maps them
- * with the new rules, then carries out a prefetch: to this device's VRAM,
- * or back to system memory (the helper accepts no other device).
- *
  * Context: the SVM lock held.
  */
 void amdgpu_compute_svm_attr_set(struct amdgpu_compute_svm *svm, u64 start, u64 size,
 				 const struct drm_compute_svm_attr *attrs, u32 nattr)
 {
-	u32 i;
-
-	if (!svm->vm)
-		return;
-	ranges_remove(svm, start, start + size);
-	for (i = 0; i < nattr; i++) {
-		if (attrs[i].type != DRM_COMPUTE_SVM_ATTR_PREFETCH_LOC)
-			continue;
-		if (attrs[i].value == svm->cvm->cdev->id)
-			svm_migrate_to_vram(svm, start, start + size);
-		else if (attrs[i].value == DRM_COMPUTE_SVM_LOCATION_SYSMEM)
-			drm_compute_svm_migrate_to_ram(svm->cvm, start, start + size,
-						       AMDGPU_COMPUTE_SVM_TRIES);
-	}
+	drm_compute_svm_mirror_attr_set(&svm->mirror, start, size, attrs, nattr);
 }
 
 /**
- * amdgpu_compute_svm_sync - remove the ranges the CPU unmapped
+ * amdgpu_compute_svm_sync - catch up with the CPU mappings
  * @svm: the mirror
  *
  * Context: the SVM lock held, before an SVM operation.
  */
 void amdgpu_compute_svm_sync(struct amdgpu_compute_svm *svm)
 {
-	if (svm->vm)
-		svm_gc(svm);
+	drm_compute_svm_mirror_sync(&svm->mirror);
 }
 
 /**
@@ -840,10 +550,7 @@ void amdgpu_compute_svm_sync(struct amdgpu_compute_svm *svm)
  */
 void amdgpu_compute_svm_bind_prepare(struct amdgpu_compute_svm *svm, u64 va, u64 range)
 {
-	if (!svm->vm)
-		return;
-	svm_gc(svm);
-	ranges_remove(svm, va, va + range);
+	drm_compute_svm_mirror_bind_prepare(&svm->mirror, va, range);
 }
 
 /**

@@ -5,6 +5,7 @@
 #ifndef __DRM_COMPUTE_SVM_H__
 #define __DRM_COMPUTE_SVM_H__
 
+#include <linux/bits.h>
 #include <linux/bug.h>
 #include <linux/lockdep_types.h>
 #include <linux/rbtree_types.h>
@@ -76,13 +77,13 @@ struct drm_compute_svm_attrs {
 	 * drm_compute_svm_attrs_access().
 	 */
 	u8 access[DRM_COMPUTE_SVM_MAX_DEVICES];
-};
 	/**
 	 * @pad: zero; explicit, so that the structure has no padding of the
 	 * compiler's and every other byte belongs to a field that
 	 * drm_compute_svm_attrs_equal() compares (checked by KUnit).
 	 */
 	u8 pad[3];
+};
 
 /**
  * struct drm_compute_svm_attr_ops - the driver's side of an attribute store
@@ -172,6 +173,88 @@ __drm_compute_svm_attr_store_set_lock(struct drm_compute_svm_attr_store *store,
 #define drm_compute_svm_attr_store_set_lock(store, lock) \
 	do { (void)(store); (void)(lock); } while (0)
 #endif
+
+/**
+ * DOC: SVM fault policy
+ *
+ * What a device does when it reaches an address of an SVM VM that it has
+ * no entry for is decided in one place for every driver, by
+ * drm_compute_svm_fault_decide(): a pure function of the attributes at the
+ * address, the device and the access, which returns a plan (fault, or
+ * migrate first and map with these permissions). The mirror
+ * (drm_compute_svm_mirror.c) carries the plan out; a driver never reads
+ * the attributes to decide for itself, so that an attribute added to the
+ * uapi changes this function and its table test, not each driver.
+ */
+
+/** DRM_COMPUTE_SVM_MAP_WRITE - the entries are writable. */
+#define DRM_COMPUTE_SVM_MAP_WRITE	BIT(0)
+/** DRM_COMPUTE_SVM_MAP_EXEC - packets and code may be fetched through them. */
+#define DRM_COMPUTE_SVM_MAP_EXEC	BIT(1)
+/**
+ * DRM_COMPUTE_SVM_MAP_COHERENT - accesses must be coherent with the CPU's
+ * (%DRM_COMPUTE_SVM_FLAG_COHERENT or _EXT_COHERENT): uncached where the
+ * device does not snoop.
+ */
+#define DRM_COMPUTE_SVM_MAP_COHERENT	BIT(2)
+/**
+ * DRM_COMPUTE_SVM_MAP_COPY - a read-only copy (%DRM_COMPUTE_SVM_FLAG_GPU_READ_MOSTLY):
+ * a device write through it is a miss to service with a writable mapping,
+ * not a permission fault.
+ */
+#define DRM_COMPUTE_SVM_MAP_COPY	BIT(3)
+/**
+ * DRM_COMPUTE_SVM_MAP_ALWAYS - keep mapped (%DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED):
+ * map again after any invalidation but an unmap.
+ */
+#define DRM_COMPUTE_SVM_MAP_ALWAYS	BIT(4)
+
+/**
+ * struct drm_compute_svm_fault_facts - what the fault policy looks at
+ *
+ * A plain structure, so that KUnit can tabulate the policy.
+ */
+struct drm_compute_svm_fault_facts {
+	/**
+	 * @mode: this device's access mode at the address (never
+	 * %DRM_COMPUTE_SVM_MODE_DEFAULT); %DRM_COMPUTE_SVM_MODE_NO_ACCESS
+	 * also for an address outside the VM's range.
+	 */
+	enum drm_compute_svm_access_mode mode;
+	/** @flags: DRM_COMPUTE_SVM_FLAG_* at the address. */
+	u32 flags;
+	/** @preferred_here: the preferred location is this device. */
+	bool preferred_here;
+	/** @write: the access writes. */
+	bool write;
+	/**
+	 * @ahead: not an access: mapping ahead of any access
+	 * (%DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED), which moves nothing.
+	 */
+	bool ahead;
+	/**
+	 * @cpu_read_only: the CPU mapping has no write permission (learnt
+	 * when drm_gpusvm refused a writable range).
+	 */
+	bool cpu_read_only;
+};
+
+/**
+ * struct drm_compute_svm_fault_plan - what to do about one fault
+ */
+struct drm_compute_svm_fault_plan {
+	/** @fault: 0 to map, else the DRM_COMPUTE_FAULT_* to raise. */
+	u32 fault;
+	/** @migrate: move the range to this device's memory first. */
+	bool migrate;
+	/** @read_only: get the pages without write access. */
+	bool read_only;
+	/** @map: DRM_COMPUTE_SVM_MAP_* of the entries. */
+	u32 map;
+};
+
+struct drm_compute_svm_fault_plan
+drm_compute_svm_fault_decide(const struct drm_compute_svm_fault_facts *f);
 
 int drm_compute_svm_attr_store_init(struct drm_compute_svm_attr_store *store,
 				    const struct drm_compute_svm_attr_ops *ops,
