@@ -291,16 +291,18 @@ series_check() {
 			--no-summary --terse --ignore FILE_PATH_CHANGES "$T_CACHE/series/$p" 2>&1 || true)
 		result_of "series/checkpatch/$p" "$out"
 	done <"$SERIES_OUT/series"
-	# The amdgpu glue where amdgpu has no SVM (DRM_GPUSVM off: a kernel
-	# without DEVICE_PRIVATE), the other side of its #if.
+	# The amdgpu glue where amdgpu has no SVM (DRM_COMPUTE_SVM and
+	# DRM_GPUSVM off: a kernel without DEVICE_PRIVATE), the other side of
+	# its #if.
 	objs=$(sed -n "s|^drm-compute/|$SERIES_OUT/drm-compute/|p" "$SERIES_OUT/series" |
 		xargs grep -h '^diff --git a/drivers/gpu/drm/amd/amdgpu/[^ ]*\.c ' |
 		sed 's|^diff --git a/[^ ]* b/\(.*\)\.c$|\1.o|' | sort -u |
-		grep -v 'amdgpu_compute_svm\.o\|amdgpu_compute_pagemap\.o' || true)  # built only with DRM_GPUSVM
+		grep -v 'amdgpu_compute_svm\.o\|amdgpu_compute_pagemap\.o' || true)  # built only with DRM_COMPUTE_SVM
 	in_tree "$T_CACHE/src/linux-check/scripts/config" --file "$o/.config" \
 		--disable DEVICE_PRIVATE --disable DRM_VCOMPUTE_SVM --disable DRM_GPUSVM
 	series_compile "$o" "$objs"
 	grep -q '^CONFIG_DRM_GPUSVM=' "$CACHE/work/build/series-check/.config" && out+=$'\n'"DRM_GPUSVM is still on"
+	grep -q '^CONFIG_DRM_COMPUTE_SVM=' "$CACHE/work/build/series-check/.config" && out+=$'\n'"DRM_COMPUTE_SVM is still on"
 	result_of "series/build/amdgpu without DRM_GPUSVM" "$out"
 }
 

@@ -1128,7 +1128,7 @@ static void amdgpu_compute_queue_hw_state(struct drm_compute_userq *q,
 	hw->fence = le64_to_cpu(READ_ONCE(*aq->fence));
 }
 
-#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+#if IS_ENABLED(CONFIG_DRM_COMPUTE_SVM)
 /* SVM: the mirror is amdgpu_compute_svm.c's, over the file's VM. */
 static int amdgpu_compute_svm_vm_init(struct drm_compute_vm *vm)
 {
@@ -1192,7 +1192,7 @@ static const struct drm_compute_ops amdgpu_compute_ops = {
 	AMDGPU_COMPUTE_OPS,
 };
 
-#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+#if IS_ENABLED(CONFIG_DRM_COMPUTE_SVM)
 /* Where the device recovers from faults: SVM too (the helper reports it). */
 static const struct drm_compute_ops amdgpu_compute_svm_ops = {
 	AMDGPU_COMPUTE_OPS,
@@ -1317,7 +1317,7 @@ void amdgpu_compute_device_init(struct amdgpu_device *adev)
 	if (amdgpu_compute_userq_supported(adev, info.va_start, info.va_end)) {
 		const struct drm_compute_ops *ops = &amdgpu_compute_ops;
 
-#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+#if IS_ENABLED(CONFIG_DRM_COMPUTE_SVM)
 		if (amdgpu_compute_svm_supported(adev))
 			ops = &amdgpu_compute_svm_ops;
 #endif

@@ -65,7 +65,7 @@ void amdgpu_compute_file_release(struct amdgpu_fpriv *fpriv);
 void amdgpu_compute_file_fini(struct amdgpu_fpriv *fpriv);
 
 /* amdgpu_compute_svm.c: SVM compute VMs on drm_gpusvm */
-#if IS_ENABLED(CONFIG_DRM_GPUSVM)
+#if IS_ENABLED(CONFIG_DRM_COMPUTE_SVM)
 bool amdgpu_compute_svm_supported(struct amdgpu_device *adev);
 int amdgpu_compute_svm_init(struct amdgpu_device *adev, struct drm_compute_vm *cvm,
 			    struct amdgpu_vm *vm, struct amdgpu_compute_svm **out);
