@@ -1170,9 +1170,7 @@ static int userq_criu_save(struct drm_compute_userq *q,
 		.doorbell_offset = c->doorbell_offset,
 		.doorbell_pos = c->doorbell_pos,
 	};
-	spin_lock(&q->lock);
-	e->fence = max(q->fence, hw.fence);
-	spin_unlock(&q->lock);
+	e->fence = hw.fence;
 	bitmap_to_arr32(e->cu_mask, q->cu_mask, q->cdev->info.num_cus);
 out:
 	mutex_unlock(&q->ctl_lock);
@@ -1866,8 +1864,11 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
 	q->cdev->ops->userq_hw_state(q, &hw);
 	spin_lock(&q->lock);
 	args->status = q->status;
-	/* The device's own may be newer than what was reported yet. */
-	args->fence = max(q->fence, hw.fence);
+	/*
+	 * The device's own: it may be newer than what drm_compute_userq_fence()
+	 * was told yet, and lower than an earlier value (the last one written).
+	 */
+	args->fence = hw.fence;
 	args->fault_reason = q->fault_reason;
 	args->fault_va = q->fault_va;
 	spin_unlock(&q->lock);

@@ -429,6 +429,7 @@ static void sm_fence_and_fault(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 0), 0);
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 5), -ETIME);
+	last_queue->hw.fence = 5;
 	drm_compute_userq_fence(q, 5);
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 5), 0);
 	KUNIT_EXPECT_EQ(test, sm_wait(sm, 4), 0);
@@ -450,6 +451,30 @@ static void sm_fence_and_fault(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st.fault_va, 0x1234000ULL);
 		KUNIT_EXPECT_EQ(test, st.fence, 5ULL);
 	}
+}
+
+/*
+ * USERQ_STATE reports the last fence value the device wrote, even a lower
+ * one than before and before the driver told the helper of it: the engine
+ * publishes its value and read pointer first, then reports the fence. It
+ * used to report the larger of the device's value and the one told, so a
+ * state read in that window after FENCE 10 then FENCE 3 said 10 (IGT
+ * compute_userq_state@after-work failed on it under TCG, once).
+ */
+static void sm_fence_lower(struct kunit *test)
+{
+	struct sm *sm = test->priv;
+	struct drm_compute_userq_state st = { .queue_id = sm->queue_id };
+
+	last_queue->hw.fence = 10;
+	drm_compute_userq_fence(&last_queue->base, 10);
+	last_queue->hw.fence = 3;	/* done, not told yet */
+	KUNIT_ASSERT_EQ(test, drm_compute_userq_state_ioctl(&sm->cfile, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.fence, 3ULL);
+	drm_compute_userq_fence(&last_queue->base, 3);
+	st = (struct drm_compute_userq_state){ .queue_id = sm->queue_id };
+	KUNIT_ASSERT_EQ(test, drm_compute_userq_state_ioctl(&sm->cfile, &st), 0);
+	KUNIT_EXPECT_EQ(test, st.fence, 3ULL);
 }
 
 /* A device whose queues keep their fence in memory: waits read the slot. */
@@ -646,6 +671,7 @@ static struct kunit_suite drm_compute_userq_suite = {
 static struct kunit_case drm_compute_userq_state_tests[] = {
 	KUNIT_CASE(sm_suspend_resume),
 	KUNIT_CASE(sm_fence_and_fault),
+	KUNIT_CASE(sm_fence_lower),
 	KUNIT_CASE(sm_fence_memory),
 	KUNIT_CASE_SLOW(sm_hang),
 	KUNIT_CASE_SLOW(sm_hang_check),

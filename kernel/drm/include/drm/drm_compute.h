@@ -200,9 +200,10 @@ struct drm_compute_userq_hw {
 	 * @fence: the last fence value the queue wrote: the value in its
 	 * fence slot, on devices with %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY;
 	 * elsewhere the value of the last FENCE done, published no later
-	 * than @rptr moves past it, or 0. USERQ_STATE reports the larger of
-	 * this and what drm_compute_userq_fence() was told, so that a state
-	 * past a FENCE shows its value.
+	 * than @rptr moves past it (0 before the first). USERQ_STATE and a
+	 * checkpoint report it as it is, even when it is lower than an
+	 * earlier one or not yet told to drm_compute_userq_fence(), so that
+	 * a state past a FENCE shows its value.
 	 */
 	u64 fence;
 };
