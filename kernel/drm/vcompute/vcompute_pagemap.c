@@ -22,8 +22,10 @@
  *
  * A migration is an allocation (&struct vcompute_devmem: buddy blocks of
  * the range's size) handed to drm_pagemap_migrate_to_devmem(), which asks
- * for its page frames (populate_devmem_pfn: backing pages are allocated
- * here, zeroed) and copies the source pages in (copy_to_devmem). Back to
+ * for its page frames (populate_devmem_pfn: a device page's backing page
+ * is allocated the first time it is used and kept until the pagemap goes,
+ * as a GPU keeps its VRAM, so that a migration allocates no system page)
+ * and copies the source pages in (copy_to_devmem). Back to
  * system memory, copy_to_ram copies out of the backing pages. The engine
  * reaches a device page through its backing page
  * (vcompute_pagemap_backing()), mapped in the emulated page tables by its
@@ -80,8 +82,10 @@ struct vcompute_pagemap {
 	/** @npages: device pages. */
 	unsigned long npages;
 	/**
-	 * @backing: the system page behind each device page, set while an
-	 * allocation owns it (populate_devmem_pfn to the release).
+	 * @backing: the system page behind each device page, allocated the
+	 * first time an allocation owns that page and kept, as VRAM is kept,
+	 * until the pagemap is freed; its contents are an owner's only from
+	 * its copy_to_devmem on (copy_pages() fills every page it is given).
 	 */
 	struct page **backing;
 	/** @dead_link: in the reaper's list once destroyed. */
@@ -131,25 +135,14 @@ static struct vcompute_devmem *to_vdevmem(struct drm_pagemap_devmem *d)
 	return container_of(d, struct vcompute_devmem, base);
 }
 
-/* Free an allocation: its backing pages and blocks. Process context. */
+/*
+ * Free an allocation: its blocks, whose backing pages stay for the next
+ * allocation that takes them. Process context.
+ */
 static void devmem_free(struct vcompute_devmem *dm)
 {
-	struct vcompute_pagemap *vpm = dm->vpm;
-	struct vcompute_device *vdev = vpm->vdev;
-	struct gpu_buddy_block *block;
+	struct vcompute_device *vdev = dm->vpm->vdev;
 
-	list_for_each_entry(block, &dm->blocks, link) {
-		unsigned long first = gpu_buddy_block_offset(block) >> PAGE_SHIFT;
-		unsigned long n = gpu_buddy_block_size(&vdev->vram, block) >> PAGE_SHIFT;
-		unsigned long i;
-
-		for (i = first; i < first + n; i++) {
-			if (vpm->backing[i]) {
-				__free_page(vpm->backing[i]);
-				vpm->backing[i] = NULL;
-			}
-		}
-	}
 	mutex_lock(&vdev->vram_lock);
 	gpu_buddy_free_list(&vdev->vram, &dm->blocks, 0);
 	mutex_unlock(&vdev->vram_lock);
@@ -161,6 +154,7 @@ static void pagemap_free(struct vcompute_pagemap *vpm)
 {
 	struct vcompute_device *vdev = vpm->vdev;
 	struct range *r = &vpm->pagemap.range;
+	unsigned long i;
 
 	mutex_lock(&vdev->pagemap_lock);
 	if (vdev->pagemap == vpm)
@@ -168,6 +162,9 @@ static void pagemap_free(struct vcompute_pagemap *vpm)
 	mutex_unlock(&vdev->pagemap_lock);
 	memunmap_pages(&vpm->pagemap);
 	release_mem_region(r->start, range_len(r));
+	for (i = 0; i < vpm->npages; i++)
+		if (vpm->backing[i])
+			__free_page(vpm->backing[i]);
 	kvfree(vpm->backing);
 	drm_dev_put(&vdev->drm);
 	kfree(vpm);
@@ -212,10 +209,14 @@ static int vcompute_populate_devmem_pfn(struct drm_pagemap_devmem *d,
 		unsigned long i;
 
 		for (i = first; i < first + n && j < npages; i++, j++) {
-			/* Not zeroed: copy_pages() fills every page it is given. */
-			vpm->backing[i] = alloc_page(GFP_HIGHUSER);
+			/*
+			 * Kept from an earlier allocation, or made now. Not
+			 * zeroed: copy_pages() fills every page it is given.
+			 */
 			if (!vpm->backing[i])
-				return -ENOMEM;	/* the release frees the others */
+				vpm->backing[i] = alloc_page(GFP_HIGHUSER);
+			if (!vpm->backing[i])
+				return -ENOMEM;	/* the pagemap keeps the others */
 			pfn[j] = vpm->first_pfn + i;
 		}
 	}
