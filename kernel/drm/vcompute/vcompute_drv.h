@@ -18,9 +18,9 @@
 #include <linux/workqueue.h>
 
 #include <drm/drm_compute.h>
+#include <drm/drm_compute_svm_mirror.h>
 #include <drm/drm_device.h>
 #include <drm/drm_gem.h>
-#include <drm/drm_compute_svm_mirror.h>
 #include <drm/drm_gpusvm.h>
 #include <drm/drm_gpuvm.h>
 #include <uapi/drm/vcompute_drm.h>
