@@ -203,26 +203,35 @@ static void ranges_remove(struct drm_compute_svm_mirror *m, u64 start, u64 end)
 }
 
 /*
+ * Take the first range off @list (&drm_compute_svm_mirror.gc_list or
+ * remap_list, which the notifier fills) under the gc_lock; NULL when empty.
+ */
+static struct list_head *mirror_pop(struct drm_compute_svm_mirror *m,
+				    struct list_head *list)
+{
+	struct list_head *e = NULL;
+
+	spin_lock(&m->gc_lock);
+	if (!list_empty(list)) {
+		e = list->next;
+		list_del_init(e);
+	}
+	spin_unlock(&m->gc_lock);
+	return e;
+}
+
+/*
  * The garbage collector: removes the ranges the notifier saw unmapped, and
  * has the helper drop the attributes of unmapped memory. SVM lock held.
  */
 static void mirror_gc(struct drm_compute_svm_mirror *m)
 {
-	struct drm_compute_svm_range *sr;
+	struct list_head *e;
 
 	mirror_assert_held(m);
-	for (;;) {
-		spin_lock(&m->gc_lock);
-		sr = list_first_entry_or_null(&m->gc_list,
-					      struct drm_compute_svm_range, gc_link);
-		if (sr)
-			list_del_init(&sr->gc_link);
-		spin_unlock(&m->gc_lock);
-		if (!sr)
-			break;
-		/* In the tree until removed, and only removed under this lock. */
-		range_remove(m, &sr->base);
-	}
+	/* In the tree until removed, and only removed under this lock. */
+	while ((e = mirror_pop(m, &m->gc_list)))
+		range_remove(m, &list_entry(e, struct drm_compute_svm_range, gc_link)->base);
 	drm_compute_svm_collect(m->vm);
 }
 
@@ -452,18 +461,12 @@ static void mirror_map_ahead(struct drm_compute_svm_mirror *m, u64 start, u64 en
 static void mirror_remap(struct drm_compute_svm_mirror *m)
 {
 	struct drm_compute_svm_range *sr;
+	struct list_head *e;
 	u64 next;
 
 	mirror_assert_held(m);
-	for (;;) {
-		spin_lock(&m->gc_lock);
-		sr = list_first_entry_or_null(&m->remap_list,
-					      struct drm_compute_svm_range, remap_link);
-		if (sr)
-			list_del_init(&sr->remap_link);
-		spin_unlock(&m->gc_lock);
-		if (!sr)
-			break;
+	while ((e = mirror_pop(m, &m->remap_list))) {
+		sr = list_entry(e, struct drm_compute_svm_range, remap_link);
 		/* In the tree: ranges are removed only under the SVM lock. */
 		mirror_map(m, drm_gpusvm_range_start(&sr->base), false, true, &next);
 		cond_resched();
