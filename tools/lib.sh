@@ -993,7 +993,7 @@ cmd_zdtm() {
 
 # cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
 # two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
-# the tree (the H100 numbers come from libvkp2p/tools/device-h100.sh);
+# the tree (the H100 numbers come from libvkp2p/tools/device-nvidia.sh);
 # ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
 # queues on vcompute in the VM (doorbell vs an ioctl per job, COPY vs
 # memcpy); ARGS go to onenode-bench-queues (--jobs N, --rounds N,

@@ -21,7 +21,14 @@
 //    checked; a failed or wrong run fails the benchmark (exit 1) instead of
 //    entering a result.
 //
-// usage: vkp2p-bench [--size MiB] [--passes N] [--calls N]
+// A GPU left idle drops its clocks (an H100 ran the first rows at 345-420 MHz
+// of 1980, reading ~1.8 TB/s instead of ~3.1): every bandwidth row therefore
+// runs the same dispatches for --warm-ms of wall time before its timed runs,
+// and --clock-cmd (a shell command printing the clocks, e.g. nvidia-smi's
+// query) is sampled during the end of that warm-up and printed with the row.
+//
+// usage: vkp2p-bench [--size MiB] [--passes N] [--calls N] [--warm-ms N]
+//                    [--clock-cmd CMD]
 // The layer is found through VK_ADD_LAYER_PATH (bench/run.sh sets it).
 #include <time.h>
 
@@ -56,7 +63,40 @@ struct Options {
 	size_t mib = 256;
 	uint32_t passes = 8;
 	uint32_t calls = 2000;
+	uint32_t warm_ms = 1000;
+	std::string clock_cmd;
 };
+
+// How every bandwidth row warms the GPU up and reads its clock (Options).
+struct Warm {
+	double ms = 1000;
+	std::string clock_cmd;
+} warm;
+
+// Starts the clock command; its output is read by clock_read() once the
+// timed runs are over, so it samples the GPU while the row's work runs.
+FILE *clock_start()
+{
+	return warm.clock_cmd.empty() ? nullptr : popen(warm.clock_cmd.c_str(), "r");
+}
+
+std::string clock_read(FILE *f)
+{
+	std::string text;
+	char line[256];
+	if (!f)
+		return text;
+	while (std::fgets(line, sizeof(line), f)) {
+		std::string l(line);
+		while (!l.empty() && (l.back() == '\n' || l.back() == '\r'))
+			l.pop_back();
+		text += (text.empty() ? "" : "; ") + l;
+	}
+	int status = pclose(f);
+	if (status != 0)
+		text += (text.empty() ? "" : "; ") + std::string("clock command failed");
+	return text;
+}
 
 struct Instance {
 	VkInstance instance = VK_NULL_HANDLE;
@@ -170,6 +210,8 @@ double median(std::vector<double> v)
 struct Bandwidth {
 	double gbs = 0;
 	std::string note;
+	std::string clock; // what --clock-cmd printed during the row's work
+	double warm_ms = 0; // wall time spent warming up
 	bool failed = false; // a run failed or read wrong data: the benchmark fails
 };
 
@@ -266,8 +308,33 @@ Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQ
 		   !c.run(q, cfg.groups, &count, 4, &err, 1)) { // warm up: caches, page tables, pins
 		failed(err);
 	} else if (check("warm-up")) {
+		// The same dispatches for warm.ms of wall time, so the GPU runs at
+		// its working clock; the clock command starts 0.4 s before the end.
+		const double t_warm = now_ns();
+		FILE *clock = nullptr;
+		bool warm_ok = true;
+		for (;;) {
+			const double spent = (now_ns() - t_warm) / 1e6;
+			if (spent >= warm.ms)
+				break;
+			if (!clock && spent >= warm.ms - 400)
+				clock = clock_start();
+			std::memset(sums, 0, cfg.groups * 4);
+			if (!c.run(q, cfg.groups, &count, 4, &err, passes)) {
+				failed(err);
+				warm_ok = false;
+				break;
+			}
+			if (!check("warm-up run")) {
+				warm_ok = false;
+				break;
+			}
+		}
+		out.warm_ms = (now_ns() - t_warm) / 1e6;
+		if (!clock && warm_ok)
+			clock = clock_start();
 		// Best of three timed runs: the machine may be busy with other work.
-		for (int rep = 0; rep < 3; rep++) {
+		for (int rep = 0; warm_ok && rep < 3; rep++) {
 			double dev_ns = 0;
 			std::memset(sums, 0, cfg.groups * 4);
 			double t0 = now_ns();
@@ -284,6 +351,7 @@ Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQ
 			if (dev_ns <= 0)
 				out.note = "wall-clock time (no timestamps)";
 		}
+		out.clock = clock_read(clock);
 	}
 	c.destroy();
 	vkUnmapMemory(d, dmem);
@@ -371,7 +439,9 @@ int run(const Options &o)
 
 	// 2. Read bandwidth, side by side.
 	const size_t bytes = o.mib << 20;
-	std::printf("\ncompute-shader read bandwidth: %zu MiB buffer, %u passes, best of 3, device timestamps\n", o.mib, o.passes);
+	std::printf("\ncompute-shader read bandwidth: %zu MiB buffer, %u passes, best of 3, device timestamps,\n"
+		    "each row after %u ms of the same dispatches (warm-up)%s\n",
+		    o.mib, o.passes, o.warm_ms, o.clock_cmd.empty() ? "" : "; [clock during the row's work]");
 	auto plain_alloc = [&](VkDevice d, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
 		return [&, d, want, avoid](const VkMemoryRequirements &req, VkDeviceMemory *mem, std::string *note) {
 			int t = find_memory_type(with.phys, req.memoryTypeBits, want, avoid);
@@ -414,8 +484,9 @@ int run(const Options &o)
 	}
 	std::printf("  read shader variants on device-local memory (ratio to the best):\n");
 	for (size_t i = 0; i < vb.size(); i++)
-		std::printf("    %-62s %9.2f GB/s   ratio %.3f%s\n", variants[i].name.c_str(), vb[i].gbs,
-			    vb[i].gbs / vb[best].gbs, i == best ? "  (baseline below)" : "");
+		std::printf("    %-62s %9.2f GB/s   ratio %.3f%s%s%s%s\n", variants[i].name.c_str(), vb[i].gbs,
+			    vb[i].gbs / vb[best].gbs, i == best ? "  (baseline below)" : "",
+			    vb[i].clock.empty() ? "" : "  [", vb[i].clock.c_str(), vb[i].clock.empty() ? "" : "]");
 	const ReadConfig &cfg = variants[best];
 	const Bandwidth &local = vb[best];
 	auto row = [&](const std::string &name, const Bandwidth &b) {
@@ -423,8 +494,9 @@ int run(const Options &o)
 			failures++;
 			std::printf("  %-64s FAILED: %s\n", name.c_str(), b.note.c_str());
 		} else if (b.gbs > 0) {
-			std::printf("  %-64s %9.2f GB/s   ratio %.3f%s%s\n", name.c_str(), b.gbs, b.gbs / local.gbs,
-				    b.note.empty() ? "" : "  ", b.note.c_str());
+			std::printf("  %-64s %9.2f GB/s   ratio %.3f%s%s%s%s%s\n", name.c_str(), b.gbs, b.gbs / local.gbs,
+				    b.note.empty() ? "" : "  ", b.note.c_str(), b.clock.empty() ? "" : "  [",
+				    b.clock.c_str(), b.clock.empty() ? "" : "]");
 		} else {
 			std::printf("  %-64s unavailable: %s\n", name.c_str(), b.note.c_str());
 		}
@@ -522,7 +594,17 @@ int main(int argc, char **argv)
 	Options o;
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
-		if (i + 1 < argc && (a == "--size" || a == "--passes" || a == "--calls")) {
+		if (i + 1 < argc && a == "--clock-cmd") {
+			o.clock_cmd = argv[++i];
+		} else if (i + 1 < argc && a == "--warm-ms") {
+			char *end;
+			unsigned long v = std::strtoul(argv[++i], &end, 0);
+			if (*end || v > 600000) {
+				std::fprintf(stderr, "vkp2p-bench: --warm-ms needs a number of milliseconds up to 600000\n");
+				return 2;
+			}
+			o.warm_ms = static_cast<uint32_t>(v);
+		} else if (i + 1 < argc && (a == "--size" || a == "--passes" || a == "--calls")) {
 			char *end;
 			unsigned long v = std::strtoul(argv[++i], &end, 0);
 			if (*end || v == 0) {
@@ -536,9 +618,12 @@ int main(int argc, char **argv)
 			else
 				o.calls = static_cast<uint32_t>(v);
 		} else {
-			std::fprintf(stderr, "usage: vkp2p-bench [--size MiB] [--passes N] [--calls N]\n");
+			std::fprintf(stderr, "usage: vkp2p-bench [--size MiB] [--passes N] [--calls N] [--warm-ms N] "
+					     "[--clock-cmd CMD]\n");
 			return 2;
 		}
 	}
+	warm.ms = o.warm_ms;
+	warm.clock_cmd = o.clock_cmd;
 	return run(o);
 }

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Fills .device-carry/vkp2p (ignored by git) with what the H100 lacks:
+# Fills .device-carry/vkp2p (ignored by git) with what the NVIDIA machine
+# (H100, H200) lacks:
 # Vulkan C headers and the kernel's udmabuf/dma-buf uapi headers from the
 # Debian 13 tree, and the SPIR-V a meson build generated. The loaders go to
 # .gl as the device README describes (Debian 12's libvulkan1 and libglvnd).
@@ -15,7 +16,7 @@ cp -r "$tree/usr/include/vulkan" "$tree/usr/include/vk_video" "$dst/include/"
 find "$dst/include/vulkan" \( -name '*.hpp' -o -name '*.cppm' \) -delete
 cp "$tree/usr/include/linux/udmabuf.h" "$tree/usr/include/linux/dma-buf.h" "$dst/include/linux/"
 cp "$build"/libvkp2p/shaders/*.spv.inc "$dst/spv/"
-cp "$repo/libvkp2p/tools/device-h100.sh" "$dst/h100.sh"
+cp "$repo/libvkp2p/tools/device-nvidia.sh" "$dst/nvidia.sh"
 mkdir -p "$repo/.gl" /tmp/amd64/partial
 o='-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=/tmp/amd64'
 apt-get $o update >/dev/null
