@@ -767,6 +767,120 @@ static void test_prefetch_sysmem(void)
 	compute_vm_destroy(&cd, vm);
 }
 
+/* Whether [@p, +@size) is backed by transparent huge pages (smaps). */
+static bool thp_backed(const void *p, uint64_t size)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	unsigned long long lo, hi, kib = 0;
+	bool ours = false;
+	char line[256];
+
+	igt_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
+			ours = lo <= (uintptr_t)p && (uintptr_t)p < hi;
+		else if (ours)
+			sscanf(line, "AnonHugePages: %llu kB", &kib);
+	}
+	fclose(f);
+	return kib * 1024 >= size;
+}
+
+/*
+ * Transparent huge pages move as 2 MiB device folios and back, every page
+ * of them (a distro kernel's THP=always makes most large buffers such
+ * folios). Failed before the copy derived a folio's pages from its head:
+ * only the first 4 KiB of each 2 MiB moved.
+ */
+static void test_prefetch_huge(void)
+{
+	uint64_t size = 2 * SZ_2M;
+	uint8_t *p = anon(size), *dst = anon(size);
+	uint32_t vm = svm_vm(&cd), id = cd.info.device_id;
+
+	igt_require_f(madvise(p, size, MADV_HUGEPAGE) == 0, "no transparent huge pages\n");
+	compute_fill_pattern(p, size, 22);
+	igt_require_f(thp_backed(p, size), "the kernel gave no huge page\n");
+	prefetch(vm, p, size, id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	memset(dst, 0, size);
+	igt_assert_eq_u32(gpu_copy(vm, dst, p, size, NULL), 0);
+	igt_assert(compute_check_pattern(dst, size, 22, NULL));
+	/* Back without a CPU access, then the CPU reads every byte. */
+	prefetch(vm, p, size, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	igt_assert(compute_check_pattern(p, size, 22, NULL));
+	/* Once more, brought back by the CPU's touch. */
+	prefetch(vm, p, size, id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	igt_assert(compute_check_pattern(p, size, 22, NULL));
+	igt_assert_eq_u64(pages_on_device(p, size), 0);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
+/* Wait until the device's memory in use is back to @used (frees are deferred). */
+static void wait_device_memory(uint64_t used)
+{
+	uint64_t now = 0;
+	int64_t own;
+
+	for (int i = 0; i < 500; i++) {
+		igt_assert_eq(compute_memory(&cd, &now, &own), 0);
+		if (now <= used)
+			return;
+		usleep(10 * 1000);
+	}
+	igt_assert_f(false, "device memory in use stayed at %llu, %llu before\n",
+		     (unsigned long long)now, (unsigned long long)used);
+}
+
+/*
+ * Untouched memory moved to the device reads as zeros, though the device
+ * memory it gets held another buffer's data: all but 16 MiB of the free
+ * device memory first hold a pattern, then 32 MiB of untouched memory
+ * moves in, so at least 16 MiB of it is reused. Each aligned 2 MiB of an
+ * untouched range moves as one hole. Failed before every page of such a
+ * hole was cleared: 511 of each 512 kept the old data.
+ */
+static void test_prefetch_untouched(void)
+{
+	uint64_t used, size_old, size, free_mem;
+	uint32_t vm = svm_vm(&cd), id = cd.info.device_id;
+	uint8_t *old, *p, *dst;
+	int64_t own;
+
+	igt_require(compute_memory(&cd, &used, &own) == 0);
+	igt_require(cd.info.vram_size >= used + 32 * SZ_2M);
+	free_mem = (cd.info.vram_size - used) & ~(SZ_2M - 1);
+	size_old = free_mem - 8 * SZ_2M;
+	size = 16 * SZ_2M;
+	old = anon(size_old);
+	memset(old, 0xa5, size_old);
+	prefetch(vm, old, size_old, id);
+	igt_assert_eq_u64(pages_on_device(old, size_old), size_old / PAGE);
+	munmap(old, size_old);
+	wait_device_memory(used);
+
+	p = anon(size);
+	prefetch(vm, p, size, id);
+	igt_assert_eq_u64(pages_on_device(p, size), size / PAGE);
+	dst = anon(size);
+	memset(dst, 0xff, size);
+	igt_assert_eq_u32(gpu_copy(vm, dst, p, size, NULL), 0);
+	for (uint64_t i = 0; i < size; i += 8)
+		igt_assert_f(!*(uint64_t *)(dst + i), "the GPU read %#llx at byte %llu of untouched memory\n",
+			     (unsigned long long)*(uint64_t *)(dst + i), (unsigned long long)i);
+	/* And the CPU, after the pages come back. */
+	for (uint64_t i = 0; i < size; i += 8)
+		igt_assert_f(!*(uint64_t *)(p + i), "the CPU read %#llx at byte %llu of untouched memory\n",
+			     (unsigned long long)*(uint64_t *)(p + i), (unsigned long long)i);
+	munmap(p, size);
+	munmap(dst, size);
+	compute_vm_destroy(&cd, vm);
+}
+
 static void test_preferred_device(void)
 {
 	uint64_t size = 32 * PAGE;
@@ -1227,6 +1341,16 @@ igt_main
 		     "brings it back with the GPU's data.");
 	igt_subtest("prefetch-device")
 		test_prefetch_device();
+
+	igt_describe("Transparent huge pages move to device memory and back as 2 MiB "
+		     "folios, every byte intact, by prefetch and by the CPU's touch.");
+	igt_subtest("prefetch-huge")
+		test_prefetch_huge();
+
+	igt_describe("Untouched memory moved into device memory that held another "
+		     "buffer's data reads as zeros, from the GPU and from the CPU.");
+	igt_subtest("prefetch-untouched")
+		test_prefetch_untouched();
 
 	igt_describe("With a 16-page migration granularity, a prefetch to system "
 		     "memory brings back the chunks it covers and a CPU touch the "

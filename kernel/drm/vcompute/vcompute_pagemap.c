@@ -43,11 +43,17 @@
  * a page-table lock), so allocations and pagemaps are freed by one work
  * item, flushed at module exit.
  *
+ * Huge pages. drm_pagemap moves a transparent huge page, and an untouched
+ * 2 MiB hole, as one 2 MiB device folio, whose pages must be consecutive:
+ * a migration of a whole, aligned 2 MiB takes one aligned 2 MiB block of
+ * device memory, and the copy derives a folio's pages from its head.
+ *
  * Limits, drm_pagemap's and the core mm's: only private anonymous
  * mappings migrate (a file-backed or shared mapping stays in system
  * memory and is mirrored there), a migration is all or nothing per
  * chunk, and device memory is not evicted to make room: a migration that
- * finds the device memory full leaves the data where it is.
+ * finds the device memory full, or with no free aligned 2 MiB block for a
+ * 2 MiB chunk, leaves the data where it is.
  */
 
 #include <linux/dma-direct.h>
@@ -58,6 +64,7 @@
 #include <linux/llist.h>
 #include <linux/memremap.h>
 #include <linux/mm.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
@@ -224,13 +231,31 @@ static int vcompute_populate_devmem_pfn(struct drm_pagemap_devmem *d,
 }
 
 /*
+ * The device page @k pages into the entry at @i: a device folio larger
+ * than a page (a transparent huge page moved as one) has only its head in
+ * @pages, and its pages are consecutive.
+ */
+static struct page *entry_page(struct page **pages, unsigned long i, unsigned long k)
+{
+	struct folio *folio;
+
+	if (pages[i + k] || !k || !pages[i])
+		return pages[i + k];
+	folio = page_folio(pages[i]);
+	return k < folio_nr_pages(folio) ? folio_page(folio, k) : NULL;
+}
+
+/*
  * Copy between device pages and the system pages behind @addr; an entry
- * of order k covers 2^k pages, its followers are not filled in; an entry
- * without address is a page that had no data: on the way to the device,
- * its backing page is cleared (backing pages are allocated uncleared). vcompute's device
- * is dma-direct without an IOMMU (checked when the pagemap is made), so
- * the CPU reaches what drm_pagemap DMA-mapped at dma_to_phys().
- * Counts the pages copied in the device's statistics.
+ * of order k covers 2^k pages, its followers are not filled in (in @addr,
+ * nor in @pages when the device side is one folio). An entry without
+ * address had no data (a hole of untouched memory, as a 2 MiB hole one
+ * device folio): on the way to the device, the backing page of each of
+ * its device pages is cleared, since backing pages are allocated
+ * uncleared and kept between owners. vcompute's device is dma-direct
+ * without an IOMMU (checked when the pagemap is made), so the CPU reaches
+ * what drm_pagemap DMA-mapped at dma_to_phys(). Counts the pages copied in
+ * the device's statistics.
  */
 static int copy_pages(struct page **pages, struct drm_pagemap_addr *addr,
 		      unsigned long npages, struct dma_fence *fence,
@@ -249,13 +274,20 @@ static int copy_pages(struct page **pages, struct drm_pagemap_addr *addr,
 		unsigned long n = 1UL << addr[i].order;
 
 		if (!addr[i].addr) {
-			if (to_device && pages[i])
-				clear_highpage(vcompute_pagemap_backing(pages[i]));
-			i++;
+			n = 1;
+			if (to_device && pages[i]) {
+				n = folio_nr_pages(page_folio(pages[i]));
+				for (k = 0; k < n && i + k < npages; k++) {
+					struct page *dev = entry_page(pages, i, k);
+
+					clear_highpage(vcompute_pagemap_backing(dev));
+				}
+			}
+			i += n;
 			continue;
 		}
 		for (k = 0; k < n && i + k < npages; k++) {
-			struct page *dev = pages[i + k], *sys;
+			struct page *dev = entry_page(pages, i, k), *sys;
 
 			if (!dev)
 				continue;
@@ -331,6 +363,12 @@ static int vcompute_populate_mm(struct drm_pagemap *dpagemap,
 						    dpagemap);
 	struct vcompute_device *vdev = vpm->vdev;
 	struct drm_pagemap_migrate_details md = { .timeslice_ms = timeslice_ms };
+	/*
+	 * A whole, aligned 2 MiB may hold a transparent huge page, or be an
+	 * untouched hole, that drm_pagemap moves as one 2 MiB device folio:
+	 * its device pages must then be consecutive, so one aligned block.
+	 */
+	u64 min_block = IS_ALIGNED(start, SZ_2M) && IS_ALIGNED(end, SZ_2M) ? SZ_2M : PAGE_SIZE;
 	struct vcompute_devmem *dm;
 	int ret, idx;
 
@@ -345,7 +383,7 @@ static int vcompute_populate_mm(struct drm_pagemap *dpagemap,
 	INIT_LIST_HEAD(&dm->blocks);
 	mutex_lock(&vdev->vram_lock);
 	ret = gpu_buddy_alloc_blocks(&vdev->vram, 0, vdev->config.vram_size,
-				     end - start, PAGE_SIZE, &dm->blocks, 0);
+				     end - start, min_block, &dm->blocks, 0);
 	mutex_unlock(&vdev->vram_lock);
 	if (ret) {
 		kfree(dm);
