@@ -85,7 +85,7 @@ instance=
 cleanup() {
 	# Only the task this script started (or restored) is ever signalled.
 	if [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] &&
-		tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$work/ready"; then
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$work/ready"; then
 		kill -KILL "$pid" 2>/dev/null
 	fi
 	if [ -n "$instance" ]; then
@@ -150,15 +150,47 @@ start_holder() {
 	say "holder: $(cat "$work/ready")"
 }
 
+# bounded WHAT CMD...: CMD, stopped after criu_limit seconds. A CMD that
+# hangs fails the scenario with what every process of the test and of criu
+# waits in (its kernel stack) and the end of criu's log, instead of running
+# into meson's timeout with nothing to show.
+criu_limit=240
+bounded() {
+	local what=$1 cpid ticks=0 p
+	shift
+	"$@" &
+	cpid=$!
+	while kill -0 "$cpid" 2>/dev/null; do
+		if [ "$ticks" -ge $((criu_limit * 10)) ]; then
+			say "$what still runs after ${criu_limit}s; the processes and their kernel stacks:"
+			ps -eo pid,ppid,stat,wchan:32,args | grep -E 'criu|onenode' | grep -v grep
+			for p in $(pgrep -f -- "criu|$work/ready"); do
+				echo "---- $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+				cat "/proc/$p/stack" 2>/dev/null
+			done
+			for f in "$img/dump.log" "$img/restore.log"; do
+				[ -f "$f" ] && { echo "---- the end of $f"; tail -15 "$f"; }
+			done
+			pkill -KILL -f -- "criu (dump|restore) .*$img" 2>/dev/null
+			wait "$cpid" 2>/dev/null
+			fail "$what hung"
+		fi
+		sleep 0.1
+		ticks=$((ticks + 1))
+	done
+	wait "$cpid"
+}
+
 dump() {
 	rm -f "$img"/*
-	criu dump -t "$pid" --shell-job -D "$img" --libdir "$libdir" -v4 -o dump.log
+	bounded "criu dump" criu dump -t "$pid" --shell-job -D "$img" --libdir "$libdir" -v4 \
+		-o dump.log
 }
 
 restore() {
 	rm -f "$work/restored.pid" "$img/restore.log"
-	criu restore -D "$img" --shell-job -d --libdir "$libdir" -v4 -o restore.log \
-		--pidfile "$work/restored.pid"
+	bounded "criu restore" criu restore -D "$img" --shell-job -d --libdir "$libdir" -v4 \
+		-o restore.log --pidfile "$work/restored.pid"
 }
 
 # The dumped task is gone: criu killed it (SIGKILL, bash reports "Killed");
