@@ -993,6 +993,15 @@ cmd_zdtm() {
 
 # cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
 # two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
+# ensure_perf: linux-perf in the tree, for ./onenode bench svm --profile
+# only (not in tools/packages.txt: no test needs it).
+ensure_perf() {
+	in_tree sh -c 'command -v perf >/dev/null' && return 0
+	log "installing linux-perf into the Debian 13 tree (for --profile)"
+	in_tree apt-get install -y -q --no-install-recommends linux-perf >/dev/null ||
+		die "could not install linux-perf into the tree"
+}
+
 # the tree (the H100 numbers come from libvkp2p/tools/device-nvidia.sh);
 # ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
 # queues on vcompute in the VM (doorbell vs an ioctl per job, COPY vs
@@ -1000,8 +1009,10 @@ cmd_zdtm() {
 # --copy-mib N). svm: shared virtual memory on vcompute in the VM
 # (migration vs memcpy, GPU fault service vs lib/test_hmm.c's dmirror,
 # invalidation under a running queue); ARGS go to onenode-bench-svm
-# (--mib N, --rounds N). nic: NIC ingest on a vcompute PCI instance with
-# Soft-RoCE (zero-copy into device memory vs a bounce through host memory);
+# (--mib N, --rounds N, --only migration|faults|invalidation;
+# --profile first: under perf record, see tools/guest/profile.sh). nic:
+# NIC ingest on a vcompute PCI instance with Soft-RoCE (zero-copy into
+# device memory vs a bounce through host memory);
 # ARGS go to onenode-bench-nic (--mib N, --packet BYTES, --rounds N).
 # criu: the checkpoint/restore copy of device memory on vcompute in the VM
 # (dump and restore vs memcpy); ARGS go to onenode-bench-criu (--mib
@@ -1030,8 +1041,15 @@ cmd_bench() {
 	svm)
 		cmd_build --kernel --user --flavor "$flavor"
 		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
+		local profile=()
+		if [ "${1:-}" = --profile ]; then
+			shift
+			ensure_perf
+			profile=("$T_REPO/tools/guest/profile.sh" "$T_CACHE/vm/$VM_DIR")
+		fi
 		cmd_vm --flavor "$flavor" -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
-			"$T_CACHE/build/$flavor" "$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
+			"$T_CACHE/build/$flavor" "${profile[@]}" \
+			"$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
 	nic)
 		cmd_build --kernel --user --flavor "$flavor"
 		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-nic" "$@" ;;

@@ -9,7 +9,9 @@
  *  1. Migration bandwidth: --mib MiB of anonymous memory prefetched to
  *     device memory (SVM attribute PREFETCH_LOC = the device) and back
  *     (PREFETCH_LOC = SYSMEM), each against memcpy() of the same bytes
- *     between two resident buffers. Goal: >= 0.7 of memcpy.
+ *     between two resident buffers. Goal: >= 0.7 of memcpy. Twice: memory
+ *     in 4 KiB pages, and memory in transparent huge pages (MADV_HUGEPAGE),
+ *     which drm_pagemap moves as 2 MiB folios.
  *  2. GPU fault service: a queue reads --mib MiB that the CPU just wrote,
  *     in a fresh SVM VM (every range faults), and again (nothing faults);
  *     the difference is the fault service time. The same pattern through
@@ -76,6 +78,8 @@ struct options {
 	std::uint64_t mib = 16;
 	unsigned int rounds = 5;
 	std::string dmirror = "/dev/hmm_dmirror0";
+	/* --only: one of migration, faults, invalidation (a profile of one). */
+	std::string only;
 };
 
 void say(const std::string &s)
@@ -211,48 +215,98 @@ void prefetch(onenode::Vm &vm, const void *p, std::uint64_t bytes, std::uint32_t
 	vm.svm_set_attr(addr(p), bytes, a);
 }
 
-/* 1. Migration bandwidth against memcpy. */
+/* Bytes of [@p, +@bytes) backed by transparent huge pages (smaps). */
+std::uint64_t thp_bytes(const void *p, std::uint64_t bytes)
+{
+	FILE *f = std::fopen("/proc/self/smaps", "r");
+	unsigned long long lo, hi, kib = 0;
+	bool ours = false;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (std::fgets(line, sizeof(line), f)) {
+		if (std::sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
+			ours = lo <= addr(p) && addr(p) < hi;
+		else if (ours)
+			std::sscanf(line, "AnonHugePages: %llu kB", &kib);
+	}
+	std::fclose(f);
+	return std::min<std::uint64_t>(kib << 10, bytes);
+}
+
+/*
+ * 1. Migration bandwidth against memcpy, of memory in 4 KiB pages and of
+ * memory in transparent huge pages (MADV_HUGEPAGE; drm_pagemap moves each
+ * as one 2 MiB folio), the three alternated in every round.
+ */
 void bench_migration(onenode::Device &dev, const options &opt)
 {
 	const std::uint64_t bytes = opt.mib << 20, pages = bytes / sysconf(_SC_PAGESIZE);
 	const std::uint32_t id = dev.query_device().device_id;
 	svm_queue sq(dev);
-	anon a(bytes), src(bytes), dst(bytes);
-	std::vector<double> to_dev, to_ram, cpy;
+	anon small(bytes), huge(bytes), src(bytes), dst(bytes);
+	struct kind {
+		const char *name;
+		anon &mem;
+		std::uint32_t seed;
+		std::vector<double> to_dev, to_ram;
+		std::uint64_t thp_min = UINT64_MAX;
+	} kinds[] = { { "4 KiB pages", small, 1, {}, {} },
+		      { "2 MiB huge pages", huge, 6, {}, {} } };
+	std::vector<double> cpy;
+	const bool thp = !madvise(huge.p, bytes, MADV_HUGEPAGE);
 
-	fill(a.p, bytes, 1);
+	for (kind &k : kinds)
+		fill(k.mem.p, bytes, k.seed);
 	fill(src.p, bytes, 2);
 	std::memset(dst.p, 0, bytes);
 	for (unsigned int r = 0; r < opt.rounds; r++) {
-		auto t0 = clk::now();
-		prefetch(sq.vm, a.p, bytes, id);
-		auto t1 = clk::now();
-		onenode_residency res = onenode::residency(a.p, bytes);
-		if (res.device != pages)
-			fail(std::format("prefetch to the device moved {} of {} pages", res.device,
-					 pages));
+		for (kind &k : kinds) {
+			if (&k.mem == &huge && !thp)
+				continue;
+			k.thp_min = std::min(k.thp_min, thp_bytes(k.mem.p, bytes));
+			auto t0 = clk::now();
+			prefetch(sq.vm, k.mem.p, bytes, id);
+			auto t1 = clk::now();
+			onenode_residency res = onenode::residency(k.mem.p, bytes);
+			if (res.device != pages)
+				fail(std::format("prefetch to the device moved {} of {} pages ({})",
+						 res.device, pages, k.name));
+			prefetch(sq.vm, k.mem.p, bytes, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
+			auto t2 = clk::now();
+			res = onenode::residency(k.mem.p, bytes);
+			if (res.sysmem != pages)
+				fail(std::format("prefetch to system memory brought back {} of {} "
+						 "pages ({})", res.sysmem, pages, k.name));
+			if (!check(k.mem.p, bytes, k.seed))
+				fail(std::format("data changed by the migration round trip ({})",
+						 k.name));
+			k.to_dev.push_back(secs(t0, t1));
+			k.to_ram.push_back(secs(t1, t2));
+		}
 		auto m0 = clk::now();
 		std::memcpy(dst.p, src.p, bytes);
-		auto t2 = clk::now();
-		prefetch(sq.vm, a.p, bytes, DRM_COMPUTE_SVM_LOCATION_SYSMEM);
-		auto t3 = clk::now();
-		res = onenode::residency(a.p, bytes);
-		if (res.sysmem != pages)
-			fail(std::format("prefetch to system memory brought back {} of {} pages",
-					 res.sysmem, pages));
-		if (!check(a.p, bytes, 1) || std::memcmp(dst.p, src.p, bytes))
-			fail("data changed by the migration round trip");
-		to_dev.push_back(secs(t0, t1));
-		cpy.push_back(secs(m0, t2));
-		to_ram.push_back(secs(t2, t3));
+		cpy.push_back(secs(m0, clk::now()));
+		if (std::memcmp(dst.p, src.p, bytes))
+			fail("memcpy");
 	}
-	double mib = static_cast<double>(opt.mib);
-	double d = mib / median(to_dev), m = mib / median(cpy), s = mib / median(to_ram);
-	say(std::format("migration, {} MiB x {} rounds (medians):\n", opt.mib, opt.rounds));
-	say(std::format("  system -> device: {:8.1f} MiB/s   memcpy {:8.1f} MiB/s   ratio {:.2f} "
-			"(goal >= 0.7)\n", d, m, d / m));
-	say(std::format("  device -> system: {:8.1f} MiB/s   memcpy {:8.1f} MiB/s   ratio {:.2f} "
-			"(goal >= 0.7)\n", s, m, s / m));
+	const double mib = static_cast<double>(opt.mib), m = mib / median(cpy);
+	say(std::format("migration, {} MiB x {} rounds (medians; memcpy {:.1f} MiB/s):\n", opt.mib,
+			opt.rounds, m));
+	for (const kind &k : kinds) {
+		if (k.to_dev.empty()) {
+			say(std::format("  {}: not measured (no transparent huge pages)\n", k.name));
+			continue;
+		}
+		double d = mib / median(k.to_dev), s2 = mib / median(k.to_ram);
+		say(std::format("  {} ({} of {} MiB in huge pages at the start of a round, at "
+				"least):\n", k.name, k.thp_min >> 20, opt.mib));
+		say(std::format("    system -> device: {:8.1f} MiB/s   ratio {:.2f} (goal >= 0.7)\n",
+				d, d / m));
+		say(std::format("    device -> system: {:8.1f} MiB/s   ratio {:.2f} (goal >= 0.7)\n",
+				s2, s2 / m));
+	}
 }
 
 /* 2. First-touch fault service: vcompute's GPU against test_hmm's dmirror. */
@@ -389,14 +443,21 @@ int main(int argc, char **argv)
 			opt.rounds = static_cast<unsigned int>(std::strtoul(argv[++i], nullptr, 10));
 		else if (arg == "--dmirror" && i + 1 < argc)
 			opt.dmirror = argv[++i];
+		else if (arg == "--only" && i + 1 < argc)
+			opt.only = argv[++i];
 		else {
-			std::fputs("usage: onenode-bench-svm [--mib N] [--rounds N] [--dmirror DEV]\n",
+			std::fputs("usage: onenode-bench-svm [--mib N] [--rounds N] [--dmirror DEV] "
+				   "[--only migration|faults|invalidation]\n",
 				   stderr);
 			return 2;
 		}
 	}
 	if (!opt.mib || opt.mib > 1024 || !opt.rounds)
 		fail("--mib takes 1 to 1024, --rounds at least 1");
+	if (!opt.only.empty() && opt.only != "migration" && opt.only != "faults" &&
+	    opt.only != "invalidation")
+		fail("--only takes migration, faults or invalidation");
+	auto runs = [&](const char *what) { return opt.only.empty() || opt.only == what; };
 	std::optional<onenode::Device> dev;
 	try {
 		dev.emplace(onenode::Device::open_with_features(DRM_COMPUTE_FEATURE_USERQ |
@@ -407,9 +468,12 @@ int main(int argc, char **argv)
 	}
 	try {
 		say(std::format("onenode-bench-svm: {} ({})\n", dev->path(), dev->driver()));
-		bench_migration(*dev, opt);
-		bench_faults(*dev, opt);
-		bench_invalidation(*dev, opt);
+		if (runs("migration"))
+			bench_migration(*dev, opt);
+		if (runs("faults"))
+			bench_faults(*dev, opt);
+		if (runs("invalidation"))
+			bench_invalidation(*dev, opt);
 	} catch (const onenode::error &e) {
 		fail(e.what());
 	}
