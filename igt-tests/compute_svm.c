@@ -879,6 +879,8 @@ static void test_prefetch_untouched(void)
 	munmap(p, size);
 	munmap(dst, size);
 	compute_vm_destroy(&cd, vm);
+	/* Leave the device memory free for the tests that fill it. */
+	wait_device_memory(used);
 }
 
 static void test_preferred_device(void)
