@@ -991,8 +991,6 @@ cmd_zdtm() {
 	cmd_vm -- meson test -C "$T_CACHE/build/user" --suite zdtm --no-rebuild --print-errorlogs
 }
 
-# cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
-# two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
 # ensure_perf: linux-perf in the tree, for ./onenode bench svm --profile
 # only (not in tools/packages.txt: no test needs it).
 ensure_perf() {
@@ -1002,6 +1000,8 @@ ensure_perf() {
 		die "could not install linux-perf into the tree"
 }
 
+# cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
+# two paths measured side by side in one run. vk: libvkp2p's on lavapipe in
 # the tree (the H100 numbers come from libvkp2p/tools/device-nvidia.sh);
 # ARGS go to vkp2p-bench (--size MiB, --passes N, --calls N). queues: user
 # queues on vcompute in the VM (doorbell vs an ioctl per job, COPY vs
@@ -1039,14 +1039,14 @@ cmd_bench() {
 		cmd_build --kernel --user --flavor "$flavor"
 		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
 	svm)
-		cmd_build --kernel --user --flavor "$flavor"
-		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
 		local profile=()
 		if [ "${1:-}" = --profile ]; then
 			shift
 			ensure_perf
 			profile=("$T_REPO/tools/guest/profile.sh" "$T_CACHE/vm/$VM_DIR")
 		fi
+		cmd_build --kernel --user --flavor "$flavor"
+		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
 		cmd_vm --flavor "$flavor" -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
 			"$T_CACHE/build/$flavor" "${profile[@]}" \
 			"$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
