@@ -479,18 +479,19 @@ build_kernel() {
 }
 
 cmd_build() {
-	local kernel=0 user=0 amdgpu=0 flavor=debug
+	local kernel=0 user=0 amdgpu=0 mesa=0 flavor=debug
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--kernel) kernel=1 ;;
 		--user) user=1 ;;
 		--amdgpu) amdgpu=1 ;;
+		--mesa) mesa=1 ;;
 		--flavor) flavor=$2; shift ;;
 		*) die "build: unknown argument '$1'" ;;
 		esac
 		shift
 	done
-	[ $kernel$user$amdgpu = 000 ] && kernel=1 user=1
+	[ $kernel$user$amdgpu$mesa = 0000 ] && kernel=1 user=1
 	ensure_tree
 	if [ $kernel = 1 ] || [ $amdgpu = 1 ]; then
 		# One kernel build at a time: the tree is remade when the series changes.
@@ -502,6 +503,7 @@ cmd_build() {
 	fi
 	[ $amdgpu = 1 ] && build_amdgpu_module "$flavor"
 	[ $user = 1 ] && build_user
+	[ $mesa = 1 ] && build_mesa # tools/mesa.sh
 	return 0
 }
 
