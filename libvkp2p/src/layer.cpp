@@ -192,6 +192,11 @@ VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceFeatures2(VkPhysicalDevice phys, VkP
 	InstanceData *inst = instances().find(dispatch_key(phys));
 	auto *ours = find_in_chain<VkPhysicalDeviceNicMemoryFeaturesONENODE>(
 		pFeatures->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_NIC_MEMORY_FEATURES_ONENODE);
+	// A driver with the extension fills its own structure.
+	if (ours && query_driver_caps(inst, phys).has_own_extension) {
+		inst->GetPhysicalDeviceFeatures2(phys, pFeatures);
+		return;
+	}
 	{
 		OutChainUnlink strip(pFeatures, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_NIC_MEMORY_FEATURES_ONENODE});
 		inst->GetPhysicalDeviceFeatures2(phys, pFeatures);
@@ -206,6 +211,10 @@ VKAPI_ATTR void VKAPI_CALL GetPhysicalDeviceProperties2(VkPhysicalDevice phys,
 	InstanceData *inst = instances().find(dispatch_key(phys));
 	auto *ours = find_in_chain<VkPhysicalDeviceNicMemoryPropertiesONENODE>(
 		pProperties->pNext, VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_NIC_MEMORY_PROPERTIES_ONENODE);
+	if (ours && query_driver_caps(inst, phys).has_own_extension) {
+		inst->GetPhysicalDeviceProperties2(phys, pProperties);
+		return;
+	}
 	{
 		OutChainUnlink strip(pProperties, {VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_NIC_MEMORY_PROPERTIES_ONENODE});
 		inst->GetPhysicalDeviceProperties2(phys, pProperties);
