@@ -20,6 +20,17 @@
  * Every restored buffer is read back and compared. The image file's write
  * and read, and criu itself, are not in it: it measures the device-memory
  * path the kernel adds.
+ *
+ * With --downtime LIBDIR (the directory of criu_plugin_onenode.so), the
+ * process's downtime instead: a holder process (this program, --hold)
+ * keeps --mib MiB either in a device-memory buffer it mapped, or in
+ * ordinary anonymous memory, filled with a pattern; criu dump (which kills
+ * it) then criu restore -d of it, timed from the dump's start to the
+ * restored process running, and the holder checks every byte once woken.
+ * The two kinds alternate, after one round of each that is not counted
+ * (the first criu run of a boot is slower); the ratio is the anonymous
+ * memory's downtime over the device memory's: what CRIU itself takes for
+ * the same bytes against what the render node adds (goal >= 0.8).
  */
 
 #include <algorithm>
@@ -32,7 +43,12 @@
 #include <string_view>
 #include <vector>
 
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 extern "C" {
 #include "onenode.h"
@@ -75,6 +91,8 @@ uint8_t pattern(uint64_t i)
 struct Options {
 	std::vector<uint64_t> mib = { 16, 64, 112, 256 };
 	unsigned rounds = 5;
+	/* --downtime: where criu finds the plugin; empty for the copy bench. */
+	std::string libdir;
 };
 
 /* A file of the node: the device open once more, owned here. */
@@ -182,11 +200,192 @@ void run(const char *path, uint64_t placement, const char *pname, uint64_t mib,
 		    dm / d, gbps(size, r), gbps(size, rm), rm / r);
 }
 
+/*
+ * The holder (--hold KIND MIB DIR): MIB MiB in a mapped VRAM buffer
+ * (KIND "device") or anonymous memory ("anon"), filled; DIR/ready once
+ * done; on SIGUSR1 (after the restore) every byte checked, DIR/result
+ * says PASS or FAIL.
+ */
+volatile sig_atomic_t woken;
+
+int hold(std::string_view kind, uint64_t mib, const std::string &dir)
+{
+	const uint64_t size = mib << 20;
+	onenode_device dev{};
+	uint8_t *p;
+
+	signal(SIGUSR1, [](int) { woken = 1; });
+	if (kind == "device") {
+		uint32_t bo;
+
+		check("open", onenode_open_driver("vcompute", nullptr, &dev));
+		check("BO_CREATE", onenode_bo_create(&dev, size, DRM_COMPUTE_PLACEMENT_VRAM, &bo));
+		p = static_cast<uint8_t *>(map_bo(&dev, bo, size));
+	} else {
+		void *m = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+		if (m == MAP_FAILED)
+			die("mmap", -errno);
+		p = static_cast<uint8_t *>(m);
+	}
+	for (uint64_t i = 0; i < size; i++)
+		p[i] = pattern(i);
+	FILE *f = std::fopen((dir + "/ready").c_str(), "w");
+	if (!f)
+		return 1;
+	std::fclose(f);
+	while (!woken)
+		pause();
+	bool ok = true;
+	for (uint64_t i = 0; i < size && ok; i++)
+		ok = p[i] == pattern(i);
+	f = std::fopen((dir + "/result").c_str(), "w");
+	if (!f)
+		return 1;
+	std::fputs(ok ? "PASS\n" : "FAIL\n", f);
+	std::fclose(f);
+	return ok ? 0 : 1;
+}
+
+bool exists(const std::string &path)
+{
+	struct stat st;
+
+	return !stat(path.c_str(), &st);
+}
+
+/* Wait up to @secs for @path to appear. */
+bool wait_for(const std::string &path, double secs)
+{
+	auto t0 = clk::now();
+
+	while (!exists(path)) {
+		if (seconds_since(t0) > secs)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+int shell(const std::string &cmd)
+{
+	int st = std::system(cmd.c_str());
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+/* One dump and restore of a fresh holder of @kind: the downtime in seconds. */
+double downtime_round(const char *self, const char *kind, uint64_t mib, const Options &opt,
+		      uint64_t *image_bytes)
+{
+	char tmpl[] = "/tmp/onenode-bench-criu-XXXXXX";
+	const std::string dir = mkdtemp(tmpl) ? tmpl : "", img = dir + "/img";
+	const std::string m = std::to_string(mib);
+
+	if (dir.empty() || mkdir(img.c_str(), 0700))
+		die("mkdtemp", -errno);
+	std::fflush(nullptr);
+	pid_t pid = fork();
+	if (pid < 0)
+		die("fork", -errno);
+	if (!pid) {
+		/* Nothing of ours: criu would have to restore our pipes. */
+		int null = open("/dev/null", O_RDWR);
+		int out = open((dir + "/holder.out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		for (int fd = 3; fd < 256; fd++)
+			close(fd);
+		execl("/proc/self/exe", self, "--hold", kind, m.c_str(), dir.c_str(), nullptr);
+		_exit(127);
+	}
+	if (!wait_for(dir + "/ready", 300)) {
+		kill(pid, SIGKILL);
+		std::fprintf(stderr, "bench-criu: the %s holder never got ready\n", kind);
+		std::exit(1);
+	}
+	const std::string criu = " -D " + img + " --shell-job --libdir " + opt.libdir + " -v2";
+	const std::string quiet = " >" + dir + "/criu.out 2>&1";
+	auto t0 = clk::now();
+	int rc = shell("timeout 600 criu dump -t " + std::to_string(pid) + criu + " -o dump.log" +
+		       quiet);
+	waitpid(pid, nullptr, 0);
+	if (rc == 0)
+		rc = shell("timeout 600 criu restore -d" + criu + " -o restore.log --pidfile " + dir +
+			   "/pid" + quiet);
+	double t = seconds_since(t0);
+	if (rc) {
+		std::fprintf(stderr, "bench-criu: criu failed (%d) for the %s holder; logs in %s\n",
+			     rc, kind, img.c_str());
+		std::exit(1);
+	}
+	FILE *f = std::fopen((dir + "/pid").c_str(), "r");
+	int restored = 0;
+	if (!f || std::fscanf(f, "%d", &restored) != 1 || restored <= 0) {
+		std::fprintf(stderr, "bench-criu: no restored pid in %s\n", dir.c_str());
+		std::exit(1);
+	}
+	std::fclose(f);
+	*image_bytes = 0;
+	shell("du -sb " + img + " | cut -f1 > " + dir + "/du");
+	if ((f = std::fopen((dir + "/du").c_str(), "r"))) {
+		unsigned long long b = 0;
+
+		if (std::fscanf(f, "%llu", &b) == 1)
+			*image_bytes = b;
+		std::fclose(f);
+	}
+	kill(restored, SIGUSR1);
+	if (!wait_for(dir + "/result", 300) || shell("grep -q PASS " + dir + "/result") != 0) {
+		kill(restored, SIGKILL);
+		std::fprintf(stderr, "bench-criu: the restored %s holder found its memory changed\n",
+			     kind);
+		std::exit(1);
+	}
+	shell("rm -rf " + dir);
+	return t;
+}
+
+void downtime(const char *self, const Options &opt)
+{
+	std::printf("onenode-bench-criu --downtime: criu dump + restore -d of a process holding "
+		    "the bytes, %u rounds, medians; ratio = anonymous memory's downtime / "
+		    "device memory's (>= 0.8 is the goal)\n", opt.rounds);
+	for (uint64_t mib : opt.mib) {
+		std::vector<double> dev, anon;
+		uint64_t dev_img = 0, anon_img = 0;
+
+		/* One round of each first, not counted: criu's and the plugin's first run. */
+		downtime_round(self, "device", mib, opt, &dev_img);
+		downtime_round(self, "anon", mib, opt, &anon_img);
+		for (unsigned r = 0; r < opt.rounds; r++) {
+			dev.push_back(downtime_round(self, "device", mib, opt, &dev_img));
+			anon.push_back(downtime_round(self, "anon", mib, opt, &anon_img));
+			std::printf("%5llu MiB | round %u: device memory %.2f s, anonymous memory "
+				    "%.2f s\n", static_cast<unsigned long long>(mib), r + 1,
+				    dev.back(), anon.back());
+			std::fflush(stdout);
+		}
+		double d = median(dev), a = median(anon);
+		std::printf("%5llu MiB | device memory %7.2f s (image %llu MiB) | anonymous memory "
+			    "%7.2f s (image %llu MiB) | ratio %.2f\n",
+			    static_cast<unsigned long long>(mib), d,
+			    static_cast<unsigned long long>(dev_img >> 20), a,
+			    static_cast<unsigned long long>(anon_img >> 20), a / d);
+		std::fflush(stdout);
+	}
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
 	Options opt;
+
+	if (argc == 5 && std::string_view(argv[1]) == "--hold")
+		return hold(argv[2], std::strtoull(argv[3], nullptr, 10), argv[4]);
 
 	for (int i = 1; i < argc; i++) {
 		std::string_view a = argv[i];
@@ -201,8 +400,11 @@ int main(int argc, char **argv)
 			}
 		} else if (a == "--rounds" && i + 1 < argc) {
 			opt.rounds = static_cast<unsigned>(std::strtoul(argv[++i], nullptr, 10));
+		} else if (a == "--downtime" && i + 1 < argc) {
+			opt.libdir = argv[++i];
 		} else {
-			std::fputs("usage: onenode-bench-criu [--mib N,N,...] [--rounds N]\n", stderr);
+			std::fputs("usage: onenode-bench-criu [--mib N,N,...] [--rounds N] "
+				   "[--downtime PLUGIN_DIR]\n", stderr);
 			return 2;
 		}
 	}
@@ -221,6 +423,15 @@ int main(int argc, char **argv)
 	}
 	const std::string path = dev.path;
 	onenode_close(&dev);
+	if (!opt.libdir.empty()) {
+		if (std::ranges::any_of(opt.mib, [&](uint64_t m) { return (m << 21) > q.vram_size; })) {
+			std::fputs("bench-criu: --downtime needs twice each size in device memory\n",
+				   stderr);
+			return 2;
+		}
+		downtime(argv[0], opt);
+		return 0;
+	}
 
 	std::printf("onenode-bench-criu: %s, %u rounds, medians; ratio = memcpy time / "
 		    "device path time (>= 0.8 is the goal)\n", path.c_str(), opt.rounds);
