@@ -1018,7 +1018,8 @@ ensure_perf() {
 # ARGS go to onenode-bench-nic (--mib N, --packet BYTES, --rounds N).
 # criu: the checkpoint/restore copy of device memory on vcompute in the VM
 # (dump and restore vs memcpy); ARGS go to onenode-bench-criu (--mib
-# N,N,..., --rounds N).
+# N,N,..., --rounds N, --downtime PLUGIN_DIR: the process's downtime
+# through criu instead, e.g. /onenode/cache/build/user/criu).
 # --flavor F before the name runs the VM benchmarks on kernel flavor F:
 # 'bench' has no KASAN and no lockdep, which the debug flavor has and which
 # make core-mm work (a migration) far slower than a user-space memcpy.
