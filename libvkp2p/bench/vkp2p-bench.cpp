@@ -211,7 +211,6 @@ struct Bandwidth {
 	double gbs = 0;
 	std::string note;
 	std::string clock; // what --clock-cmd printed during the row's work
-	double warm_ms = 0; // wall time spent warming up
 	bool failed = false; // a run failed or read wrong data: the benchmark fails
 };
 
@@ -330,7 +329,6 @@ Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQ
 				break;
 			}
 		}
-		out.warm_ms = (now_ns() - t_warm) / 1e6;
 		if (!clock && warm_ok)
 			clock = clock_start();
 		// Best of three timed runs: the machine may be busy with other work.
