@@ -134,7 +134,16 @@ build_mesa() {
 		in_tree meson setup "$T_MESA/build" "$T_MESA_SRC" "${MESA_MESON_OPTS[@]}" >/dev/null
 	fi
 	log "mesa: building RADV"
-	in_tree ninja -C "$T_MESA/build" -j "$(jobs_n)" >/dev/null || in_tree ninja -C "$T_MESA/build" -j 1
+	# Progress every 50 steps (a cold build is ~680, ~16 min on 2 cores);
+	# anything else ninja prints (an error) is shown as it comes.
+	in_tree ninja -C "$T_MESA/build" -j "$(jobs_n)" |
+		awk '/^\[[0-9]+\/[0-9]+\] / {
+			split(substr($1, 2), n, "/")
+			if (n[1] % 50 == 0 || n[1] + 0 == n[2] + 0)
+				printf "[onenode] mesa: %d of %d build steps\n", n[1], n[2] > "/dev/stderr"
+			next
+		}
+		{ print > "/dev/stderr" }' || in_tree ninja -C "$T_MESA/build" -j 1
 	log "mesa: RADV: $MESA_DIR/build/src/amd/vulkan/libvulkan_radeon.so"
 	log "mesa: ICD manifest: $MESA_DIR/build/src/amd/vulkan/radeon_devenv_icd.x86_64.json"
 }
