@@ -274,9 +274,12 @@ int shell(const std::string &cmd)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-/* One dump and restore of a fresh holder of @kind: the downtime in seconds. */
+/*
+ * One dump and restore of a fresh holder of @kind: the downtime in seconds;
+ * *@dump_s is the dump's part of it.
+ */
 double downtime_round(const char *self, const char *kind, uint64_t mib, const Options &opt,
-		      uint64_t *image_bytes)
+		      uint64_t *image_bytes, double *dump_s)
 {
 	char tmpl[] = "/tmp/onenode-bench-criu-XXXXXX";
 	const std::string dir = mkdtemp(tmpl) ? tmpl : "", img = dir + "/img";
@@ -312,6 +315,7 @@ double downtime_round(const char *self, const char *kind, uint64_t mib, const Op
 	int rc = shell("timeout 600 criu dump -t " + std::to_string(pid) + criu + " -o dump.log" +
 		       quiet);
 	waitpid(pid, nullptr, 0);
+	*dump_s = seconds_since(t0);
 	if (rc == 0)
 		rc = shell("timeout 600 criu restore -d" + criu + " -o restore.log --pidfile " + dir +
 			   "/pid" + quiet);
@@ -354,26 +358,29 @@ void downtime(const char *self, const Options &opt)
 		    "the bytes, %u rounds, medians; ratio = anonymous memory's downtime / "
 		    "device memory's (>= 0.8 is the goal)\n", opt.rounds);
 	for (uint64_t mib : opt.mib) {
-		std::vector<double> dev, anon;
+		std::vector<double> dev, anon, dev_dump, anon_dump;
 		uint64_t dev_img = 0, anon_img = 0;
+		double s;
 
 		/* One round of each first, not counted: criu's and the plugin's first run. */
-		downtime_round(self, "device", mib, opt, &dev_img);
-		downtime_round(self, "anon", mib, opt, &anon_img);
+		downtime_round(self, "device", mib, opt, &dev_img, &s);
+		downtime_round(self, "anon", mib, opt, &anon_img, &s);
 		for (unsigned r = 0; r < opt.rounds; r++) {
-			dev.push_back(downtime_round(self, "device", mib, opt, &dev_img));
-			anon.push_back(downtime_round(self, "anon", mib, opt, &anon_img));
-			std::printf("%5llu MiB | round %u: device memory %.2f s, anonymous memory "
-				    "%.2f s\n", static_cast<unsigned long long>(mib), r + 1,
-				    dev.back(), anon.back());
+			dev.push_back(downtime_round(self, "device", mib, opt, &dev_img, &s));
+			dev_dump.push_back(s);
+			anon.push_back(downtime_round(self, "anon", mib, opt, &anon_img, &s));
+			anon_dump.push_back(s);
+			std::printf("%5llu MiB | round %u: device memory %.2f s (dump %.2f s), anonymous "
+				    "memory %.2f s (dump %.2f s)\n", static_cast<unsigned long long>(mib),
+				    r + 1, dev.back(), dev_dump.back(), anon.back(), anon_dump.back());
 			std::fflush(stdout);
 		}
 		double d = median(dev), a = median(anon);
-		std::printf("%5llu MiB | device memory %7.2f s (image %llu MiB) | anonymous memory "
-			    "%7.2f s (image %llu MiB) | ratio %.2f\n",
+		std::printf("%5llu MiB | device memory %7.2f s (image %llu MiB; dump %.2f s) | "
+			    "anonymous memory %7.2f s (image %llu MiB; dump %.2f s) | ratio %.2f\n",
 			    static_cast<unsigned long long>(mib), d,
-			    static_cast<unsigned long long>(dev_img >> 20), a,
-			    static_cast<unsigned long long>(anon_img >> 20), a / d);
+			    static_cast<unsigned long long>(dev_img >> 20), median(dev_dump), a,
+			    static_cast<unsigned long long>(anon_img >> 20), median(anon_dump), a / d);
 		std::fflush(stdout);
 	}
 }
