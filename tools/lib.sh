@@ -993,13 +993,20 @@ cmd_zdtm() {
 	cmd_vm -- meson test -C "$T_CACHE/build/user" --suite zdtm --no-rebuild --print-errorlogs
 }
 
-# ensure_perf: linux-perf in the tree, for ./onenode bench svm --profile
-# only (not in tools/packages.txt: no test needs it).
-ensure_perf() {
-	in_tree sh -c 'command -v perf >/dev/null' && return 0
-	log "installing linux-perf into the Debian 13 tree (for --profile)"
-	in_tree apt-get install -y -q --no-install-recommends linux-perf >/dev/null ||
-		die "could not install linux-perf into the tree"
+# tree_extras WHAT PKG...: packages only some commands need (not in
+# tools/packages.txt, which every run installs), installed into the tree
+# the first time WHAT asks for them.
+tree_extras() {
+	local what=$1 missing=() p
+	shift
+	for p in "$@"; do
+		chroot "$TREE" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "$what: installing into the Debian 13 tree: ${missing[*]}"
+	in_tree bash -c 'apt-get update -qq >&2 &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null' \
+		apt "${missing[@]}" || die "$what: could not install ${missing[*]} into the tree"
 }
 
 # cmd_bench [vk|queues|svm|nic|criu [ARGS]]: benchmark programs, each printing ratios of
@@ -1045,7 +1052,7 @@ cmd_bench() {
 		local profile=()
 		if [ "${1:-}" = --profile ]; then
 			shift
-			ensure_perf
+			tree_extras "bench svm --profile" linux-perf
 			profile=("$T_REPO/tools/guest/profile.sh" "$T_CACHE/vm/$VM_DIR")
 		fi
 		cmd_build --kernel --user --flavor "$flavor"

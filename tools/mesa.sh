@@ -40,16 +40,12 @@ mesa_series_hash() {
 # mesa_packages: Mesa's build dependencies the tree lacks
 # (tools/packages-mesa.txt), installed into it only for --mesa.
 mesa_packages() {
-	local missing=() p
+	local pkgs=() p
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
-		chroot "$TREE" dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+		pkgs+=("$p")
 	done <"$ONENODE_SRC/tools/packages-mesa.txt"
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "mesa: installing into the Debian 13 tree: ${missing[*]}"
-	in_tree bash -c 'apt-get update -qq >&2 &&
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null' \
-		apt "${missing[@]}"
+	tree_extras mesa "${pkgs[@]}"
 }
 
 # mesa_fetch: the source package of trixie's Mesa, through a private apt
