@@ -39,6 +39,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -247,19 +249,12 @@ int hold(std::string_view kind, uint64_t mib, const std::string &dir)
 	return ok ? 0 : 1;
 }
 
-bool exists(const std::string &path)
-{
-	struct stat st;
-
-	return !stat(path.c_str(), &st);
-}
-
 /* Wait up to @secs for @path to appear. */
 bool wait_for(const std::string &path, double secs)
 {
 	auto t0 = clk::now();
 
-	while (!exists(path)) {
+	while (!std::filesystem::exists(path)) {
 		if (seconds_since(t0) > secs)
 			return false;
 		usleep(10000);
@@ -333,22 +328,20 @@ double downtime_round(const char *self, const char *kind, uint64_t mib, const Op
 	}
 	std::fclose(f);
 	*image_bytes = 0;
-	shell("du -sb " + img + " | cut -f1 > " + dir + "/du");
-	if ((f = std::fopen((dir + "/du").c_str(), "r"))) {
-		unsigned long long b = 0;
-
-		if (std::fscanf(f, "%llu", &b) == 1)
-			*image_bytes = b;
-		std::fclose(f);
-	}
+	for (const auto &e : std::filesystem::recursive_directory_iterator(img))
+		if (e.is_regular_file())
+			*image_bytes += e.file_size();
 	kill(restored, SIGUSR1);
-	if (!wait_for(dir + "/result", 300) || shell("grep -q PASS " + dir + "/result") != 0) {
+	std::string verdict;
+	if (wait_for(dir + "/result", 300))
+		std::getline(std::ifstream(dir + "/result"), verdict);
+	if (verdict != "PASS") {
 		kill(restored, SIGKILL);
 		std::fprintf(stderr, "bench-criu: the restored %s holder found its memory changed\n",
 			     kind);
 		std::exit(1);
 	}
-	shell("rm -rf " + dir);
+	std::filesystem::remove_all(dir);
 	return t;
 }
 
