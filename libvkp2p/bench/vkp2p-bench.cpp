@@ -63,13 +63,12 @@ struct Options {
 	size_t mib = 256;
 	uint32_t passes = 8;
 	uint32_t calls = 2000;
-	uint32_t warm_ms = 1000;
-	std::string clock_cmd;
 };
 
-// How every bandwidth row warms the GPU up and reads its clock (Options).
+// How every bandwidth row warms the GPU up and reads its clock (--warm-ms,
+// --clock-cmd): read by read_bandwidth(), whose callers are many.
 struct Warm {
-	double ms = 1000;
+	uint32_t ms = 1000;
 	std::string clock_cmd;
 } warm;
 
@@ -316,7 +315,7 @@ Bandwidth read_bandwidth(VkDevice d, VkPhysicalDevice phys, uint32_t family, VkQ
 			const double spent = (now_ns() - t_warm) / 1e6;
 			if (spent >= warm.ms)
 				break;
-			if (!clock && spent >= warm.ms - 400)
+			if (!clock && spent + 400 >= warm.ms)
 				clock = clock_start();
 			std::memset(sums, 0, cfg.groups * 4);
 			if (!c.run(q, cfg.groups, &count, 4, &err, passes)) {
@@ -439,7 +438,7 @@ int run(const Options &o)
 	const size_t bytes = o.mib << 20;
 	std::printf("\ncompute-shader read bandwidth: %zu MiB buffer, %u passes, best of 3, device timestamps,\n"
 		    "each row after %u ms of the same dispatches (warm-up)%s\n",
-		    o.mib, o.passes, o.warm_ms, o.clock_cmd.empty() ? "" : "; [clock during the row's work]");
+		    o.mib, o.passes, warm.ms, warm.clock_cmd.empty() ? "" : "; [clock during the row's work]");
 	auto plain_alloc = [&](VkDevice d, VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) {
 		return [&, d, want, avoid](const VkMemoryRequirements &req, VkDeviceMemory *mem, std::string *note) {
 			int t = find_memory_type(with.phys, req.memoryTypeBits, want, avoid);
@@ -593,7 +592,7 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		std::string a = argv[i];
 		if (i + 1 < argc && a == "--clock-cmd") {
-			o.clock_cmd = argv[++i];
+			warm.clock_cmd = argv[++i];
 		} else if (i + 1 < argc && a == "--warm-ms") {
 			char *end;
 			unsigned long v = std::strtoul(argv[++i], &end, 0);
@@ -601,7 +600,7 @@ int main(int argc, char **argv)
 				std::fprintf(stderr, "vkp2p-bench: --warm-ms needs a number of milliseconds up to 600000\n");
 				return 2;
 			}
-			o.warm_ms = static_cast<uint32_t>(v);
+			warm.ms = static_cast<uint32_t>(v);
 		} else if (i + 1 < argc && (a == "--size" || a == "--passes" || a == "--calls")) {
 			char *end;
 			unsigned long v = std::strtoul(argv[++i], &end, 0);
@@ -621,7 +620,5 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	warm.ms = o.warm_ms;
-	warm.clock_cmd = o.clock_cmd;
 	return run(o);
 }
