@@ -767,23 +767,13 @@ static void test_prefetch_sysmem(void)
 	compute_vm_destroy(&cd, vm);
 }
 
-/* Whether [@p, +@size) is backed by transparent huge pages (smaps). */
+/* Whether [@p, +@size) is backed by transparent huge pages. */
 static bool thp_backed(const void *p, uint64_t size)
 {
-	FILE *f = fopen("/proc/self/smaps", "r");
-	unsigned long long lo, hi, kib = 0;
-	bool ours = false;
-	char line[256];
+	uint64_t bytes = 0;
 
-	igt_assert(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
-			ours = lo <= (uintptr_t)p && (uintptr_t)p < hi;
-		else if (ours)
-			sscanf(line, "AnonHugePages: %llu kB", &kib);
-	}
-	fclose(f);
-	return kib * 1024 >= size;
+	igt_assert_eq(onenode_thp_bytes(p, &bytes), 0);
+	return bytes >= size;
 }
 
 /*

@@ -434,6 +434,15 @@ struct onenode_residency {
  */
 int onenode_svm_residency(const void *p, uint64_t size, struct onenode_residency *r);
 
+/**
+ * onenode_thp_bytes() - bytes of the CPU mapping holding @p that are
+ * transparent huge pages (its AnonHugePages in /proc/self/smaps).
+ *
+ * Return: 0 and *@bytes set (0 for a mapping smaps does not list);
+ * -errno when /proc/self/smaps cannot be read.
+ */
+int onenode_thp_bytes(const void *p, uint64_t *bytes);
+
 /* ---- user queues: the ioctls ---- */
 
 /** onenode_userq_create() - DRM_COMPUTE_OP_USERQ_CREATE with @args as given. */

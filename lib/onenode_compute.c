@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -601,6 +603,26 @@ int onenode_userq_signal(const struct onenode_device *dev, uint32_t queue_id,
 /* /proc/self/pagemap: bit 63 present, bit 62 swap-type entry. */
 #define PM_PRESENT	(1ULL << 63)
 #define PM_SWAP		(1ULL << 62)
+
+int onenode_thp_bytes(const void *p, uint64_t *bytes)
+{
+	FILE *f = fopen("/proc/self/smaps", "re");
+	unsigned long long lo, hi, kib = 0;
+	bool ours = false;
+	char line[256];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
+			ours = lo <= (uintptr_t)p && (uintptr_t)p < hi;
+		else if (ours)
+			sscanf(line, "AnonHugePages: %llu kB", &kib);
+	}
+	fclose(f);
+	*bytes = (uint64_t)kib << 10;
+	return 0;
+}
 
 int onenode_svm_residency(const void *p, uint64_t size, struct onenode_residency *r)
 {

@@ -215,24 +215,14 @@ void prefetch(onenode::Vm &vm, const void *p, std::uint64_t bytes, std::uint32_t
 	vm.svm_set_attr(addr(p), bytes, a);
 }
 
-/* Bytes of [@p, +@bytes) backed by transparent huge pages (smaps). */
+/* Bytes of [@p, +@bytes) backed by transparent huge pages. */
 std::uint64_t thp_bytes(const void *p, std::uint64_t bytes)
 {
-	FILE *f = std::fopen("/proc/self/smaps", "r");
-	unsigned long long lo, hi, kib = 0;
-	bool ours = false;
-	char line[256];
+	std::uint64_t huge = 0;
 
-	if (!f)
+	if (onenode_thp_bytes(p, &huge))
 		return 0;
-	while (std::fgets(line, sizeof(line), f)) {
-		if (std::sscanf(line, "%llx-%llx ", &lo, &hi) == 2)
-			ours = lo <= addr(p) && addr(p) < hi;
-		else if (ours)
-			std::sscanf(line, "AnonHugePages: %llu kB", &kib);
-	}
-	std::fclose(f);
-	return std::min<std::uint64_t>(kib << 10, bytes);
+	return std::min(huge, bytes);
 }
 
 /*
