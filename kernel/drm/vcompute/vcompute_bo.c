@@ -240,17 +240,27 @@ const struct drm_gem_object_funcs vcompute_export_bo_funcs = {
 static int vram_alloc(struct vcompute_device *vdev, struct vcompute_bo *bo)
 {
 	unsigned long i, n = bo->base.size >> PAGE_SHIFT;
+	bool flushed = false;
 	int ret;
 
 	/* Larger than the whole device memory: full, as the uapi says. */
 	if (bo->base.size > vdev->config.vram_size)
 		return -ENOSPC;
-	mutex_lock(&vdev->vram_lock);
-	ret = gpu_buddy_alloc_blocks(&vdev->vram, 0, vdev->config.vram_size,
-				     bo->base.size, PAGE_SIZE, &bo->blocks, 0);
-	mutex_unlock(&vdev->vram_lock);
+	for (;;) {
+		mutex_lock(&vdev->vram_lock);
+		ret = gpu_buddy_alloc_blocks(&vdev->vram, 0, vdev->config.vram_size,
+					     bo->base.size, PAGE_SIZE, &bo->blocks, 0);
+		mutex_unlock(&vdev->vram_lock);
+		if (ret != -ENOMEM && ret != -ENOSPC)
+			break;
+		if (flushed)
+			return -ENOSPC;
+		/* SVM device memory given back may still be on its way. */
+		vcompute_pagemap_flush_released(vdev);
+		flushed = true;
+	}
 	if (ret)
-		return ret == -ENOMEM ? -ENOSPC : ret;
+		return ret;
 
 	bo->pages = kvcalloc(n, sizeof(*bo->pages), GFP_KERNEL);
 	if (!bo->pages)

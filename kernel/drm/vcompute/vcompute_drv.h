@@ -487,6 +487,7 @@ void vcompute_svm_sync(struct drm_compute_vm *cvm);
 /* vcompute_pagemap.c */
 struct drm_pagemap *vcompute_pagemap_get(struct vcompute_device *vdev);
 struct page *vcompute_pagemap_backing(struct page *page);
+void vcompute_pagemap_flush_released(struct vcompute_device *vdev);
 void vcompute_pagemap_exit(void);
 
 /**
@@ -508,6 +509,10 @@ int vcompute_svm_fault(struct vcompute_vm *vm, u64 va,
 		       enum vcompute_access access);
 #else
 static inline void vcompute_pagemap_exit(void)
+{
+}
+
+static inline void vcompute_pagemap_flush_released(struct vcompute_device *vdev)
 {
 }
 

@@ -195,6 +195,23 @@ static void vcompute_pagemap_reap(struct work_struct *work)
 		pagemap_free(vpm);
 }
 
+/**
+ * vcompute_pagemap_flush_released() - free the device memory released so far
+ * @vdev: the device about to allocate device memory
+ *
+ * Device pages are released from any context and their memory is freed by
+ * the reaper, later. An allocation that finds the device memory full waits
+ * for the releases already made (a munmap that has returned), so that memory
+ * a process gave back is memory it can have again. Called without
+ * &vcompute_device.vram_lock and without mm locks: the reaper takes the one
+ * and tears down pagemaps, which must not wait for the other.
+ */
+void vcompute_pagemap_flush_released(struct vcompute_device *vdev)
+{
+	lockdep_assert_not_held(&vdev->vram_lock);
+	flush_work(&reaper);
+}
+
 /* May run in atomic context: the reaper frees it. */
 static void vcompute_devmem_release(struct drm_pagemap_devmem *d)
 {
