@@ -12,7 +12,7 @@
 #   applied   the hash of the series the source carries
 #   build/    the meson build directory; libvulkan_radeon.so and the ICD
 #             manifest radeon_devenv_icd.x86_64.json are in src/amd/vulkan
-#   test/     the test program and the fake export uapi (mesa-patches/tests/)
+#   test/     the test program and the export uapi shim (mesa-patches/tests/)
 #   layer-build/  the vkp2p layer of this checkout, for mesa-test
 # A change to the series rebuilds only what it changes: the series is
 # applied in a scratch worktree and the source then moves to the result with
@@ -157,19 +157,29 @@ build_mesa() {
 #      maps, exports, imports back and reports placement through it; the
 #      layer steps aside. Nothing reaches a GPU or a NIC.
 # --hw: this machine's AMD GPU instead (on the onenode kernel: NIC memory).
+# --vm: run 4 instead, in the test VM (tools/guest/mesa-kernel.sh): the shim
+#      in kernel mode, so that the export uapi and the NIC buffers are
+#      vcompute's, and Soft-RoCE writes into RADV's NIC memory.
 cmd_mesa_test() {
 	local family=${ONENODE_MESA_FAMILY:-navi21} rc=0
 	local icd=$T_MESA/build/src/amd/vulkan/radeon_devenv_icd.x86_64.json
 	local drm_shim=/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so
 	local bin=$T_MESA/test/radv_nic_memory_test compute_shim=$T_MESA/test/onenode_compute_shim.so
-	local layer_dir=$T_MESA/layer-build/libvkp2p
-	[ "${1:-}" = --hw ] && family=
+	local layer_dir=$T_MESA/layer-build/libvkp2p vm=0
+	case ${1:-} in
+	--hw) family= ;;
+	--vm) vm=1 ;;
+	"") ;;
+	*) die "mesa-test: unknown argument '$1' (--hw, --vm)" ;;
+	esac
 	[ -f "$MESA_DIR/build/src/amd/vulkan/libvulkan_radeon.so" ] || die "mesa-test: run ./onenode build --mesa first"
 	ensure_tree
 	mesa_packages
 	mkdir -p "$MESA_DIR/test"
-	in_tree g++ -std=c++20 -O1 -Wall -Wextra -Werror -I"$T_REPO/libvkp2p/include" \
-		-o "$bin" "$T_REPO/mesa-patches/tests/radv_nic_memory_test.cpp" -lvulkan
+	# The RDMA loop of --kernel (lib/onenode_rdma.c) is C.
+	in_tree gcc -std=gnu11 -O1 -Wall -Wextra -Werror -c -o "$T_MESA/test/onenode_rdma.o" "$T_REPO/lib/onenode_rdma.c"
+	in_tree g++ -std=c++20 -O1 -Wall -Wextra -Werror -I"$T_REPO/libvkp2p/include" -I"$T_REPO/lib" \
+		-o "$bin" "$T_REPO/mesa-patches/tests/radv_nic_memory_test.cpp" "$T_MESA/test/onenode_rdma.o" -lvulkan -libverbs
 	in_tree gcc -std=gnu11 -shared -fPIC -O1 -Wall -Wextra -Werror -I"$T_REPO/uapi/drm" -I/usr/include/libdrm \
 		-o "$compute_shim" "$T_REPO/mesa-patches/tests/onenode_compute_shim.c" -ldl
 	if [ ! -f "$MESA_DIR/layer-build/build.ninja" ]; then
@@ -189,7 +199,13 @@ cmd_mesa_test() {
 		in_tree env "${env[@]}" VK_DRIVER_FILES="$icd" VK_ADD_LAYER_PATH="$layer_dir" "$bin" --layer "$@" || rc=1
 	}
 
-	if [ -z "$family" ]; then
+	if [ $vm = 1 ]; then
+		# Run 4 needs the kernel: the debug kernel's VM, vcompute's render node
+		# and Soft-RoCE (tools/guest/run.sh), the Debian 13 tree as its root.
+		log "mesa-test: 4/4 RADV over the drm-shim, its NIC memory on the real kernel (vcompute in the VM)"
+		log "           and a Soft-RoCE NIC writing into it; no shader runs, no command reaches a kernel"
+		VM_DIR=mesa cmd_vm -- env ONENODE_MESA_FAMILY="$family" tools/guest/mesa-kernel.sh || rc=1
+	elif [ -z "$family" ]; then
 		mesa_test_run "RADV on this machine's AMD GPU" --
 	else
 		log "mesa-test: no AMD GPU is used: no shader runs, and NIC memory exists only against a fake"

@@ -6,7 +6,7 @@
 // (RADV_FORCE_FAMILY) on a machine without an AMD GPU, where no shader runs
 // and no memory can be allocated, or a real AMD GPU.
 //
-//   radv_nic_memory_test [--layer] [--expect-absent]
+//   radv_nic_memory_test [--layer] [--expect-absent] [--kernel RDMA_DEVICE]
 //
 // Checks: the extension is listed once; the feature and property structs
 // chain (between two core structs) and read back; the five entry points
@@ -18,6 +18,12 @@
 // With --expect-absent (RADV's real amdgpu winsys over a kernel without the
 // onenode uapi, e.g. Mesa's amdgpu drm-shim), RADV must not advertise the
 // extension; with --layer too, the layer must offer it instead.
+// With --kernel (RADV over the drm-shim, its NIC memory on a real kernel
+// through onenode_compute_shim.c's kernel mode, e.g. vcompute in the test
+// VM), NIC memory also goes to a NIC: RDMA_DEVICE (Soft-RoCE) registers the
+// exported dma-buf and an RDMA WRITE lands in it; the CPU mapping RADV gave
+// reads what the NIC wrote, and the placement query follows the kernel's
+// report as the importer comes and goes.
 #include <cstdio>
 #include <unistd.h>
 #include <cstdlib>
@@ -28,10 +34,13 @@
 
 #include <vulkan/vk_onenode_nic_memory.h>
 
+#include "onenode_rdma.h"
+
 namespace {
 
 int failures = 0;
 int checks = 0;
+const char *kernel_rdma; // --kernel: the RDMA device that imports NIC memory
 
 void check(bool ok, const std::string &what)
 {
@@ -329,6 +338,101 @@ void nic_memory_checks(VkDevice dev, VkPhysicalDevice pd, const VkPhysicalDevice
 		vkFreeMemory(dev, req, nullptr);
 }
 
+// --kernel: NIC memory from RADV, a NIC writing into it, the CPU reading it.
+void kernel_nic_checks(VkDevice dev, uint32_t type_bits)
+{
+	NicProcs p{
+		reinterpret_cast<PFN_vkGetDeviceNicMemorySupportONENODE>(
+			vkGetDeviceProcAddr(dev, "vkGetDeviceNicMemorySupportONENODE")),
+		reinterpret_cast<PFN_vkGetMemoryNicFdONENODE>(vkGetDeviceProcAddr(dev, "vkGetMemoryNicFdONENODE")),
+		reinterpret_cast<PFN_vkGetNicMemoryPlacementONENODE>(
+			vkGetDeviceProcAddr(dev, "vkGetNicMemoryPlacementONENODE")),
+	};
+	const uint32_t type = static_cast<uint32_t>(__builtin_ctz(type_bits));
+	const std::size_t size = 1u << 20, words = size / 4;
+	if (!p.fd || !p.placement)
+		return;
+
+	VkDeviceMemory mem = VK_NULL_HANDLE;
+	VkResult r = alloc_nic(dev, type, VK_NIC_MEMORY_POLICY_PREFER_P2P_ONENODE, nullptr, &mem);
+	check(r == VK_SUCCESS, "kernel: PREFER_P2P NIC memory allocates from the kernel");
+	if (r != VK_SUCCESS)
+		return;
+	void *ptr = nullptr;
+	r = vkMapMemory(dev, mem, 0, VK_WHOLE_SIZE, 0, &ptr);
+	check(r == VK_SUCCESS && ptr, "kernel: it maps");
+	auto *u = static_cast<volatile uint32_t *>(ptr);
+	if (u)
+		for (std::size_t i = 0; i < words; i++)
+			u[i] = 0xdead0000u | (i & 0xffffu);
+	VkNicMemoryPlacementInfoONENODE pl = placement_of(p, dev, mem);
+	check(std::string_view(pl.description).starts_with("kernel P2P report") &&
+		      std::string_view(pl.description).find(" 0 importer(s)") != std::string_view::npos,
+	      "kernel: before any NIC, the kernel reports no importer");
+
+	VkMemoryGetNicFdInfoONENODE gi{};
+	gi.sType = VK_STRUCTURE_TYPE_MEMORY_GET_NIC_FD_INFO_ONENODE;
+	gi.memory = mem;
+	int fd = -1;
+	r = p.fd(dev, &gi, &fd);
+	check(r == VK_SUCCESS && fd >= 0, "kernel: vkGetMemoryNicFdONENODE exports the kernel's dma-buf");
+
+	struct onenode_rdma *nic = nullptr;
+	int err = onenode_rdma_open(kernel_rdma, &nic);
+	check(!err, std::string("kernel: RDMA device ") + kernel_rdma + " opens (" + std::strerror(-err) + ")");
+	std::vector<uint32_t> src(words);
+	for (std::size_t i = 0; i < words; i++)
+		src[i] = static_cast<uint32_t>(i * 2654435761u) ^ 0x5a5a5a5au;
+	ibv_mr *src_mr = nullptr, *dst_mr = nullptr;
+	if (nic && fd >= 0 && u) {
+		src_mr = ibv_reg_mr(onenode_rdma_pd(nic), src.data(), size, IBV_ACCESS_LOCAL_WRITE);
+		err = onenode_rdma_reg_dmabuf(nic, fd, 0, size, &dst_mr);
+		check(src_mr && !err && dst_mr,
+		      "kernel: the NIC registers the dma-buf as a memory region (" + std::string(std::strerror(-err)) + ")");
+	}
+	if (dst_mr) {
+		VkNicMemoryPlacementInfoONENODE held = placement_of(p, dev, mem);
+		std::string_view d(held.description);
+		bool host = held.placement == VK_NIC_MEMORY_PLACEMENT_HOST_ONENODE;
+		// A NIC attaches as an importer; Soft-RoCE maps the buffer in the
+		// kernel instead (its CPU does the DMA), which pins it where it is.
+		check((d.find(" 1 importer(s)") != std::string_view::npos) !=
+			      (d.find(" 1 kernel mapping(s)") != std::string_view::npos),
+		      "kernel: with the region registered, the kernel reports the NIC's hold on it "
+		      "(one importer or one kernel mapping)");
+		check(host == (d.find("system memory") != std::string_view::npos) &&
+			      (host ? held.reason == VK_NIC_MEMORY_REASON_NOT_P2P_REACHABLE_ONENODE
+				    : held.reason == VK_NIC_MEMORY_REASON_P2P_ONENODE),
+		      "kernel: the placement and its reason are the kernel's report translated");
+		err = onenode_rdma_write(nic, src_mr, 0, dst_mr, 0, size, 64u << 10);
+		check(!err, std::string("kernel: an RDMA WRITE of 1 MiB into it completes (") +
+				    onenode_rdma_last_status(nic) + ")");
+		std::size_t bad = 0;
+		for (std::size_t i = 0; i < words; i++)
+			bad += u[i] != src[i];
+		check(!err && !bad, "kernel: the CPU mapping RADV gave reads every word the NIC wrote (" +
+					    std::to_string(bad) + " differ)");
+		ibv_dereg_mr(dst_mr);
+		VkNicMemoryPlacementInfoONENODE after = placement_of(p, dev, mem);
+		check(std::string_view(after.description).find(" 0 importer(s)") != std::string_view::npos &&
+			      std::string_view(after.description).find("kernel mapping") == std::string_view::npos,
+		      "kernel: after the NIC lets go, no importer or kernel mapping is left");
+		std::size_t still = 0;
+		for (std::size_t i = 0; i < words; i++)
+			still += u[i] == src[i];
+		check(still == words, "kernel: the data is still there after the NIC let go");
+	}
+	if (src_mr)
+		ibv_dereg_mr(src_mr);
+	if (nic)
+		onenode_rdma_close(nic);
+	if (fd >= 0)
+		close(fd);
+	if (u)
+		vkUnmapMemory(dev, mem);
+	vkFreeMemory(dev, mem, nullptr);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -337,6 +441,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		layer |= std::string_view(argv[i]) == "--layer";
 		absent |= std::string_view(argv[i]) == "--expect-absent";
+		if (std::string_view(argv[i]) == "--kernel" && i + 1 < argc)
+			kernel_rdma = argv[++i];
 	}
 	// Who must answer the extension's calls: RADV, or the layer over it.
 	bool native = !absent;
@@ -543,6 +649,11 @@ int main(int argc, char **argv)
 		// libvkp2p's tests' business.
 		if (native && nicf.nicMemory)
 			nic_memory_checks(dev, pd, mem, s.memoryTypeBits, native);
+		if (kernel_rdma) {
+			check(native && nicf.nicMemory, "kernel: RADV offers NIC memory on the kernel's uapi");
+			if (native && nicf.nicMemory)
+				kernel_nic_checks(dev, s.memoryTypeBits);
+		}
 		vkDestroyDevice(dev, nullptr);
 	}
 	if (plain)
