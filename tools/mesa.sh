@@ -2,7 +2,7 @@
 # RADV with VK_ONENODE_nic_memory: Debian 13's Mesa 25.0.7 source package,
 # mesa-patches/series applied, RADV alone (ACO, no LLVM, no GL) built in the
 # Debian 13 tree. Sourced by ./onenode (`build --mesa`, `mesa-test`); it
-# also runs on its own: tools/mesa.sh build|test [--hw].
+# also runs on its own: tools/mesa.sh build|test [--hw|--vm].
 #
 # Under $CACHE/work/mesa (/onenode/cache/mesa inside the tree):
 #   dl/       the source package (.dsc and tarballs), downloaded once
@@ -220,12 +220,12 @@ cmd_mesa_test() {
 	return $rc
 }
 
-# Run on its own: tools/mesa.sh build|test [--hw].
+# Run on its own: tools/mesa.sh build|test [--hw|--vm].
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
 	here=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 	case ${1:-} in
 	build) exec "$here/onenode" build --mesa ;;
 	test) shift; exec "$here/onenode" mesa-test "$@" ;;
-	*) echo "usage: tools/mesa.sh build|test [--hw]" >&2; exit 2 ;;
+	*) echo "usage: tools/mesa.sh build|test [--hw|--vm]" >&2; exit 2 ;;
 	esac
 fi

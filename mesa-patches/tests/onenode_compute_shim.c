@@ -191,9 +191,10 @@ static int query(struct drm_compute_query *q)
 	};
 	if (kernel_fd >= 0) {
 		int r = kioctl(DRM_COMPUTE_IOCTL_QUERY(VCOMPUTE_BASE), q);
+		int err = errno;
 
-		say("QUERY %u: %s (the kernel's answer)", q->query, r ? strerror(errno) : "ok");
-		return r;
+		say("QUERY %u: %s (the kernel's answer)", q->query, r ? strerror(err) : "ok");
+		return r ? fail(err) : 0;
 	}
 	if (q->pad || q->reserved || (q->size && !q->data))
 		return fail(EINVAL);
@@ -221,8 +222,10 @@ static int kernel_bo_create(int fd, struct drm_compute_bo_create *a, struct fake
 	if (!bo)
 		return fail(ENOMEM);
 	if (kioctl(DRM_COMPUTE_IOCTL_BO_CREATE(VCOMPUTE_BASE), &k)) {
-		say("BO_CREATE: the kernel refused it: %s", strerror(errno));
-		return -1;
+		int err = errno;
+
+		say("BO_CREATE: the kernel refused it: %s", strerror(err));
+		return fail(err);
 	}
 	m.handle = k.handle;
 	gc.in.bo_size = k.size;
