@@ -799,6 +799,15 @@ w1_sparse_filter() {
 		grep -vxF -f <(grep -v '^#' "$ONENODE_SRC/kernel/config/w1-sparse-baseline.txt") || true
 }
 
+# w1_sparse_make FLAVOR JOBS OBJ...: compile OBJ... with W=1 and sparse,
+# printing what is left once the baseline is taken out.
+w1_sparse_make() {
+	local flavor=$1 jobs=$2
+	shift 2
+	in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$flavor" -j"$jobs" \
+		CC="ccache gcc" W=1 C=2 CHECK="$SPARSE" "$@" 2>&1 | w1_sparse_filter
+}
+
 # check_compile [FLAVOR]: W=1 + sparse on every object of compile_objects,
 # all in one make (-j): when that prints nothing, every object passes. When
 # it does, each object is compiled again alone, so that every warning is
@@ -811,8 +820,7 @@ check_compile() {
 	# Remove the objects so that make compiles (and sparse checks) them now.
 	for obj in $objs; do rm -f "$CACHE/work/build/$flavor/$obj"; done
 	# shellcheck disable=SC2086 # one word per object
-	out=$(in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$flavor" -j"$(jobs_n)" \
-		CC="ccache gcc" W=1 C=2 CHECK="$SPARSE" $objs 2>&1 | w1_sparse_filter) || true
+	out=$(w1_sparse_make "$flavor" "$(jobs_n)" $objs) || true
 	for obj in $objs; do [ -f "$CACHE/work/build/$flavor/$obj" ] || absent=1; done
 	if [ $absent = 0 ] && ! printf '%s\n' "$out" | grep -qE "$W1_BAD_RE"; then
 		for obj in $objs; do result PASS "w1-sparse/$obj"; done
@@ -821,8 +829,7 @@ check_compile() {
 	log "W=1 + sparse printed warnings; each object alone, to say whose"
 	for obj in $objs; do
 		rm -f "$CACHE/work/build/$flavor/$obj"
-		out=$(in_tree make -s -C /onenode/cache/src/linux O="$T_CACHE/build/$flavor" \
-			CC="ccache gcc" W=1 C=2 CHECK="$SPARSE" "$obj" 2>&1 | w1_sparse_filter) || true
+		out=$(w1_sparse_make "$flavor" 1 "$obj") || true
 		if printf '%s\n' "$out" | grep -qE "$W1_BAD_RE" || [ ! -f "$CACHE/work/build/$flavor/$obj" ]; then
 			result FAIL "w1-sparse/$obj"; printf '%s\n' "$out" >&2
 		else
