@@ -204,7 +204,8 @@ cmd_mesa_test() {
 		# and Soft-RoCE (tools/guest/run.sh), the Debian 13 tree as its root.
 		log "mesa-test: 4/4 RADV over the drm-shim, its NIC memory on the real kernel (vcompute in the VM)"
 		log "           and a Soft-RoCE NIC writing into it; no shader runs, no command reaches a kernel"
-		VM_DIR=mesa cmd_vm -- env ONENODE_MESA_FAMILY="$family" tools/guest/mesa-kernel.sh || rc=1
+		VM_DIR=mesa cmd_vm -- tools/guest/mesa-kernel.sh "$bin" "$icd" "$family" \
+			"$compute_shim:$drm_shim" "$layer_dir" || rc=1
 	elif [ -z "$family" ]; then
 		mesa_test_run "RADV on this machine's AMD GPU" --
 	else

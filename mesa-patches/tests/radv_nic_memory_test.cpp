@@ -103,6 +103,17 @@ struct NicProcs {
 	PFN_vkGetNicMemoryPlacementONENODE placement;
 };
 
+NicProcs nic_procs(VkDevice dev)
+{
+	return NicProcs{
+		reinterpret_cast<PFN_vkGetDeviceNicMemorySupportONENODE>(
+			vkGetDeviceProcAddr(dev, "vkGetDeviceNicMemorySupportONENODE")),
+		reinterpret_cast<PFN_vkGetMemoryNicFdONENODE>(vkGetDeviceProcAddr(dev, "vkGetMemoryNicFdONENODE")),
+		reinterpret_cast<PFN_vkGetNicMemoryPlacementONENODE>(
+			vkGetDeviceProcAddr(dev, "vkGetNicMemoryPlacementONENODE")),
+	};
+}
+
 VkResult alloc(VkDevice dev, uint32_t type, VkDeviceSize size, const void *next, VkDeviceMemory *mem)
 {
 	VkMemoryAllocateInfo ai{};
@@ -146,13 +157,7 @@ VkNicIdentifierONENODE netdev(const char *name)
 void nic_memory_checks(VkDevice dev, VkPhysicalDevice pd, const VkPhysicalDeviceMemoryProperties &mp,
 		       uint32_t type_bits, bool native)
 {
-	NicProcs p{
-		reinterpret_cast<PFN_vkGetDeviceNicMemorySupportONENODE>(
-			vkGetDeviceProcAddr(dev, "vkGetDeviceNicMemorySupportONENODE")),
-		reinterpret_cast<PFN_vkGetMemoryNicFdONENODE>(vkGetDeviceProcAddr(dev, "vkGetMemoryNicFdONENODE")),
-		reinterpret_cast<PFN_vkGetNicMemoryPlacementONENODE>(
-			vkGetDeviceProcAddr(dev, "vkGetNicMemoryPlacementONENODE")),
-	};
+	const NicProcs p = nic_procs(dev);
 	if (!p.support || !p.fd || !p.placement)
 		return;
 	(void)pd;
@@ -341,13 +346,7 @@ void nic_memory_checks(VkDevice dev, VkPhysicalDevice pd, const VkPhysicalDevice
 // --kernel: NIC memory from RADV, a NIC writing into it, the CPU reading it.
 void kernel_nic_checks(VkDevice dev, uint32_t type_bits)
 {
-	NicProcs p{
-		reinterpret_cast<PFN_vkGetDeviceNicMemorySupportONENODE>(
-			vkGetDeviceProcAddr(dev, "vkGetDeviceNicMemorySupportONENODE")),
-		reinterpret_cast<PFN_vkGetMemoryNicFdONENODE>(vkGetDeviceProcAddr(dev, "vkGetMemoryNicFdONENODE")),
-		reinterpret_cast<PFN_vkGetNicMemoryPlacementONENODE>(
-			vkGetDeviceProcAddr(dev, "vkGetNicMemoryPlacementONENODE")),
-	};
+	const NicProcs p = nic_procs(dev);
 	const uint32_t type = static_cast<uint32_t>(__builtin_ctz(type_bits));
 	const std::size_t size = 1u << 20, words = size / 4;
 	if (!p.fd || !p.placement)

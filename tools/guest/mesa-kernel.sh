@@ -8,17 +8,18 @@
 # it by RDMA and reads it through RADV's CPU mapping. Alone and under the
 # vkp2p layer, which must step aside. No shader runs: drm-shim's amdgpu
 # executes nothing, and no command submission reaches any kernel.
+#
+# usage: mesa-kernel.sh TEST ICD FAMILY PRELOAD LAYER_DIR (tools/mesa.sh
+# passes its own paths, as they are inside the tree, which is the VM's root)
 set -u
-m=/onenode/cache/mesa
-bin=$m/test/radv_nic_memory_test
-export VK_DRIVER_FILES=$m/build/src/amd/vulkan/radeon_devenv_icd.x86_64.json
-export AMDGPU_GPU_ID=${ONENODE_MESA_FAMILY:-navi21}
+bin=$1
+export VK_DRIVER_FILES=$2 AMDGPU_GPU_ID=$3 LD_PRELOAD=$4
 export ONENODE_COMPUTE_SHIM_NODE=auto
-export LD_PRELOAD=$m/test/onenode_compute_shim.so:/usr/lib/x86_64-linux-gnu/libamdgpu_noop_drm_shim.so
+layer_dir=$5
 rc=0
 echo "mesa-kernel: RADV ($AMDGPU_GPU_ID over drm-shim), NIC memory on vcompute, rxe0 writing into it"
 "$bin" --kernel rxe0 || rc=1
 echo "mesa-kernel: the same under VK_LAYER_ONENODE_vkp2p"
-VK_ADD_LAYER_PATH=$m/layer-build/libvkp2p "$bin" --layer --kernel rxe0 || rc=1
+VK_ADD_LAYER_PATH=$layer_dir "$bin" --layer --kernel rxe0 || rc=1
 echo "mesa-kernel: $([ $rc = 0 ] && echo passed || echo FAILED)"
 exit $rc
