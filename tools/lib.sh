@@ -418,7 +418,7 @@ EXTRA_MODULES="CONFIG_TEST_HMM:lib/test_hmm.ko"
 
 # Files the debug kernel compiles from scratch (measured 2026-12-07, the
 # minimal configuration): what a first build's progress line counts against.
-KERNEL_FILES_DEBUG=1661
+KERNEL_FILES_DEBUG=1754
 
 # How build_kernel configures; part of the configuration's stamp.
 CONFIG_METHOD="allnoconfig with KCONFIG_ALLCONFIG=min.config, then merge_config.sh -m, then olddefconfig"
@@ -524,7 +524,23 @@ build_user() {
 				meson setup "$b/$v" . "${opts[@]}" >/dev/null
 				echo "${opts[*]}" >"$b/$v/.onenode-opts"
 			fi
-			ninja -C "$b/$v" >/dev/null || ninja -C "$b/$v"
+			# A progress line every 30 s (a first build takes minutes);
+			# what else ninja prints (warnings, a failure) goes through.
+			t0=$SECONDS last=$SECONDS
+			ninja -C "$b/$v" 2>&1 | while IFS= read -r line; do
+				case $line in
+				"["[0-9]*/[0-9]*"]"*)
+					if [ $((SECONDS - last)) -ge 30 ]; then
+						n=${line%%]*} n=${n#[}
+						printf "\033[1m[onenode]\033[0m userspace (%s): %s of %s build steps, %d min %02d s\n" \
+							"$v" "${n%/*}" "${n#*/}" $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) >&2
+						last=$SECONDS
+					fi ;;
+				"ninja: Entering directory"* | "ninja: no work to do.") ;;
+				*) printf "%s\n" "$line" >&2 ;;
+				esac
+			done
+			[ "${PIPESTATUS[0]}" = 0 ] || exit 1
 		done
 	'
 }
