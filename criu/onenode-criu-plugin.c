@@ -124,6 +124,14 @@ static struct paused_file *paused;
 static unsigned int nr_paused;
 
 /*
+ * Dump: the processes criu dumps, as CHECKPOINT_DEVICES names them (with
+ * or without a render node), until exit(): a dma-buf fd or mapping in any
+ * other process shares a buffer the dump saves (outside_holder()).
+ */
+static pid_t *tree_pids;
+static unsigned int nr_tree_pids;
+
+/*
  * Restore: a buffer or a queue's doorbell page restored by any task, for
  * UPDATE_VMA_MAP: mappings at [@old_offset, @old_offset + @size) of the
  * node the dump called @src_path move to @new_offset on @rdev's node
@@ -417,6 +425,9 @@ static void onenode_exit(int s, int ret)
 {
 	if (s == CRIU_STAGE_DUMP) {
 		resume_paused();
+		free(tree_pids);
+		tree_pids = NULL;
+		nr_tree_pids = 0;
 		log_info("dump finished (criu status %d): %u render-node fds seen, %u files saved",
 			 ret, nr_fds_seen, nr_files_dumped);
 		/*
@@ -477,8 +488,14 @@ static int onenode_checkpoint_devices(int pid)
 	struct dirent *de;
 	unsigned int n = 0;
 	int pidfd, ret = 0;
+	pid_t *more;
 	DIR *d;
 
+	more = realloc(tree_pids, (nr_tree_pids + 1) * sizeof(*tree_pids));
+	if (!more)
+		return -ENOMEM;
+	tree_pids = more;
+	tree_pids[nr_tree_pids++] = pid;
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
 	if (!d) {
@@ -575,24 +592,139 @@ static int tree_holders(uint64_t rdev, uint64_t share)
 	return n;
 }
 
-/*
- * A buffer shared with a file the dump does not hold: refuse, naming it.
- * Returns 0 when every file that holds the buffer (@files, the kernel's
- * count) is among the dumped processes' files.
- */
-static int check_holders(const char *what, const struct onenode_device *dev, uint64_t share,
-			 uint32_t files)
+/* Whether process @pid has an fd open on the dma-buf of inode @ino. */
+static bool fd_holds_dmabuf(pid_t pid, uint64_t ino)
 {
-	int in_tree = tree_holders(dev->rdev, share);
+	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)], link[16];
+	struct dirent *de;
+	struct stat st;
+	bool found = false;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return false;	/* gone, or a kernel thread */
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		/* A dma-buf's file is named "/dmabuf:NAME". */
+		n = readlink(path, link, sizeof(link));
+		if (n < 8 || memcmp(link, "/dmabuf:", 8))
+			continue;
+		found = !stat(path, &st) && (uint64_t)st.st_ino == ino;
+	}
+	closedir(d);
+	return found;
+}
+
+/* Whether process @pid maps the dma-buf of inode @ino. */
+static bool map_holds_dmabuf(pid_t pid, uint64_t ino)
+{
+	char path[64], line[512];
+	unsigned long long inode;
+	bool found = false;
+	int name = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		name = 0;
+		if (sscanf(line, "%*x-%*x %*s %*x %*x:%*x %llu %n", &inode, &name) == 1 && name &&
+		    inode == ino)
+			found = !strncmp(line + name, "/dmabuf:", 8);
+	}
+	fclose(f);
+	return found;
+}
+
+/* The command name of process @pid, for messages; "?" when unreadable. */
+static void read_comm(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = 0;
+	else
+		snprintf(buf, len, "?");
+	fclose(f);
+}
+
+/*
+ * A process outside the dump that holds the dma-buf of inode @ino through
+ * an fd or a mapping: its pid, 0 when none is found. criu itself (a copy
+ * of each fd it dumps) and the dumped processes do not count. What /proc
+ * cannot show (an fd in flight in a unix socket) is not found.
+ */
+static pid_t outside_holder(uint64_t ino)
+{
+	pid_t self = getpid(), pid, found = 0;
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	bool ours;
+
+	if (!d) {
+		log_warn("cannot list /proc: %s; dma-buf fds outside the dump not checked",
+			 strerror(errno));
+		return 0;
+	}
+	while (!found && (de = readdir(d))) {
+		pid = (pid_t)atoi(de->d_name);
+		if (pid <= 0 || pid == self)
+			continue;
+		ours = false;
+		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
+			ours = tree_pids[i] == pid;
+		if (!ours && (fd_holds_dmabuf(pid, ino) || map_holds_dmabuf(pid, ino)))
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * A buffer shared with a file or process the dump does not hold: refuse,
+ * naming it. Returns 0 when every file that holds the buffer (@sh->files,
+ * the kernel's count) is among the dumped processes' files and no other
+ * process holds its dma-buf (@sh->dmabuf_ino) by fd or mapping.
+ */
+static int check_holders(const char *what, const struct onenode_device *dev,
+			 const struct drm_compute_criu_share *sh)
+{
+	int in_tree = tree_holders(dev->rdev, sh->share);
+	char comm[64] = "?";
+	pid_t outside;
 
 	if (in_tree < 0)
 		return in_tree;
-	if ((uint32_t)in_tree >= files)
+	if ((uint32_t)in_tree < sh->files) {
+		log_err("%s: buffer %#llx of %s is held by %u files of the device, %d of them in "
+			"the dumped processes: a process outside the dump shares it; failing the "
+			"dump, the process keeps running", what, (unsigned long long)sh->share,
+			dev->path, sh->files, in_tree);
+		return -EBUSY;
+	}
+	if (!sh->dmabuf_ino)
 		return 0;
-	log_err("%s: buffer %#llx of %s is held by %u files of the device, %d of them in the "
-		"dumped processes: a process outside the dump shares it; failing the dump, the "
-		"process keeps running", what, (unsigned long long)share, dev->path, files,
-		in_tree);
+	outside = outside_holder(sh->dmabuf_ino);
+	if (!outside)
+		return 0;
+	read_comm(outside, comm, sizeof(comm));
+	log_err("%s: buffer %#llx of %s: its dma-buf (inode %llu) is held by process %d (%s), "
+		"outside the dumped processes, through an fd or a mapping: it shares the buffer; "
+		"failing the dump, the process keeps running", what,
+		(unsigned long long)sh->share, dev->path, (unsigned long long)sh->dmabuf_ino,
+		outside, comm);
 	return -EBUSY;
 }
 
@@ -722,7 +854,7 @@ static int dump_objects(int id, const struct onenode_device *dev)
 			goto out;
 		}
 		snprintf(what, sizeof(what), "file %#x", id);
-		ret = check_holders(what, dev, bos[i].share, sh.files);
+		ret = check_holders(what, dev, &sh);
 		if (ret)
 			goto out;
 	}
@@ -841,7 +973,7 @@ static int dump_dmabuf(int fd, int id)
 		return -ENOTSUP;
 	}
 	snprintf(what, sizeof(what), "file %#x (dma-buf)", id);
-	ret = check_holders(what, &holder->dev, sh.share, sh.files);
+	ret = check_holders(what, &holder->dev, &sh);
 	if (ret)
 		return ret;
 	fl = fcntl(fd, F_GETFL);

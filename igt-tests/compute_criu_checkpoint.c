@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/capability.h>
@@ -404,8 +405,9 @@ static void test_dmabuf(void)
 	struct drm_compute_criu_share d, e;
 	struct drm_compute_criu_bo bo;
 	struct compute_dev f, g;
-	uint32_t a, b, n;
+	uint32_t a, b, c, n;
 	int fd, closed, vgem;
+	struct stat st;
 
 	compute_open_file(&cd, &f);
 	compute_open_file(&cd, &g);
@@ -419,7 +421,16 @@ static void test_dmabuf(void)
 	igt_assert(d.share);
 	igt_assert_eq_u32(d.flags, 0);
 	igt_assert_eq_u32(d.files, 1);
-	igt_assert(!d.pad && !d.reserved);
+	igt_assert_eq_u32(d.pad, 0);
+	/* The dma-buf's inode, as fstat() of its fd gives it. */
+	igt_assert_eq(fstat(fd, &st), 0);
+	igt_assert_eq_u64(d.dmabuf_ino, st.st_ino);
+	igt_assert(d.dmabuf_ino);
+	/* A buffer never exported has no dma-buf: 0. */
+	c = compute_bo(&f, COMPUTE_PAGE, DRM_COMPUTE_PLACEMENT_SYSTEM);
+	igt_assert_eq(onenode_criu_bo_share(&f.dev, c, &e), 0);
+	igt_assert_eq_u64(e.dmabuf_ino, 0);
+	compute_bo_close(&f, c);
 	/* Not in g until g imports it; then under g's handle, the same id. */
 	igt_assert_eq(onenode_criu_dmabuf(&g.dev, fd, &e), -ENOENT);
 	igt_assert_eq(drmPrimeFDToHandle(g.fd, fd, &b), 0);
@@ -433,6 +444,7 @@ static void test_dmabuf(void)
 		   e.size == 3 * COMPUTE_PAGE);
 	igt_assert_eq(onenode_criu_bo_share(&g.dev, b, &e), 0);
 	igt_assert(e.handle == b && e.share == d.share && e.files == 2);
+	igt_assert_eq_u64(e.dmabuf_ino, d.dmabuf_ino);
 	igt_assert_eq(onenode_criu_bo_share(&g.dev, b + 100, &e), -ENOENT);
 
 	/* The list names it by the same id; once the file alone holds it, by none. */
@@ -676,7 +688,8 @@ igt_main
 
 	igt_describe("DMABUF names the buffer of a dma-buf fd in any file that holds it, by "
 		     "the share id LIST_BOS gives it while it is shared, and BO_SHARE says "
-		     "the same by handle, counting the files; foreign dma-bufs, other fds, "
+		     "the same by handle, counting the files and naming the dma-buf's inode "
+		     "(0 for a buffer never exported); foreign dma-bufs, other fds, "
 		     "unknown handles and bad arguments are refused.");
 	igt_subtest("dmabuf")
 		test_dmabuf();

@@ -55,7 +55,9 @@
  * own handle too, and reports through its exit status. With
  * CRIU_HOLDER_OBJECTS=shared-outside the sharer is a grandchild, orphaned
  * at once, so outside the tree criu dumps: the dump must fail; when woken
- * the task checks its bytes and dma-buf fd, and ends the sharer.
+ * the task checks its bytes and dma-buf fd, and ends the sharer. With
+ * CRIU_HOLDER_OBJECTS=shared-outside-fd that grandchild only keeps the
+ * dma-buf fd it inherited (no render node, no handle): the same.
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
  * but for the device id.
@@ -659,6 +661,8 @@ struct shared {
 	pid_t child;
 	/* The sharer is a grandchild, outside the tree criu dumps. */
 	bool outside;
+	/* The sharer keeps the dma-buf fd only: no render node, no handle. */
+	bool fd_only;
 };
 
 static uint8_t shared_byte(uint64_t i, unsigned int round)
@@ -671,7 +675,7 @@ static uint8_t shared_byte(uint64_t i, unsigned int round)
  * woken, the second pattern must show through the mapping, and the
  * dma-buf import as its handle. Exits 0 or 1.
  */
-static void shared_child(int dmabuf, int ready, const char *go)
+static void shared_child(int dmabuf, int ready, const char *go, bool fd_only)
 {
 	struct onenode_device mine;
 	uint32_t h, again;
@@ -679,6 +683,20 @@ static void shared_child(int dmabuf, int ready, const char *go)
 
 	pid_t self = getpid();
 
+	if (fd_only) {
+		/*
+		 * Holds the buffer through the fd alone, until killed: not
+		 * through the task's render-node file that fork() passed on.
+		 */
+		for (int fd = 3; fd < 1024; fd++)
+			if (fd != dmabuf && fd != ready)
+				close(fd);
+		if (write(ready, &self, sizeof(self)) != sizeof(self))
+			_exit(1);
+		close(ready);
+		for (;;)
+			pause();
+	}
 	if (onenode_open_driver("vcompute", NULL, &mine) ||
 	    drmPrimeFDToHandle(mine.fd, dmabuf, &h) || !(p = map_bo(&mine, h, SHARED_SIZE)) ||
 	    write(ready, &self, sizeof(self)) != sizeof(self))
@@ -722,7 +740,7 @@ static int shared_setup(const struct onenode_device *dev, struct shared *sh, con
 		/* Outside: the child's child, orphaned at once, out of the tree. */
 		if (sh->outside && fork())
 			_exit(0);
-		shared_child(sh->dmabuf, ready[1], go);
+		shared_child(sh->dmabuf, ready[1], go, sh->fd_only);
 	}
 	/* Until the sharer holds the buffer: two files, one buffer. */
 	close(ready[1]);
@@ -822,7 +840,9 @@ int main(int argc, char **argv)
 	save = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "save");
 	moved = getenv("CRIU_HOLDER_MOVED") && !strcmp(getenv("CRIU_HOLDER_MOVED"), "1");
 	shared = getenv("CRIU_HOLDER_OBJECTS") && !strncmp(getenv("CRIU_HOLDER_OBJECTS"), "shared", 6);
-	sh.outside = shared && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside");
+	sh.fd_only = shared && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside-fd");
+	sh.outside = shared && (sh.fd_only ||
+				!strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside"));
 	if (shared) {
 		ret = shared_setup(&dev, &sh, argv[2]);
 		if (ret) {

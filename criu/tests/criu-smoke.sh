@@ -54,7 +54,9 @@
 #                     the same buffer shared with a process outside the tree
 #                     criu dumps (an orphaned grandchild): the plugin refuses,
 #                     naming the buffer and its holders; the task keeps
-#                     running with its buffer and dma-buf fd
+#                     running with its buffer and dma-buf fd. Then again with
+#                     a grandchild that keeps only the dma-buf fd (no render
+#                     node): refused, naming that process
 #   objects-damaged   the same dump; a bit flipped in the objects image, then
 #                     the image cut short: each restore fails with the
 #                     plugin's reason and leaves neither task nor device
@@ -400,6 +402,17 @@ dump-refuses-shared)
 		fail "criu dump succeeded although a process outside the dump shares a buffer"
 	fi
 	need_log "$img/dump.log" "is held by 2 files of the device, 1 of them in the dumped processes: a process outside the dump shares it"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
+	# The outside process holds the dma-buf fd alone: the kernel counts one
+	# file; the plugin finds the fd by the dma-buf's inode.
+	CRIU_HOLDER_OBJECTS=shared-outside-fd start_holder
+	if dump; then
+		fail "criu dump succeeded although a process outside the dump holds a dma-buf fd of a buffer"
+	fi
+	need_log "$img/dump.log" "outside the dumped processes, through an fd or a mapping: it shares the buffer"
 	alive "$pid" || fail "task $pid died with the failed dump"
 	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
 	verdict PASS

@@ -1106,8 +1106,11 @@ int drm_compute_bo_criu_share(struct drm_compute_file *cfile,
 	exp = bo_export_state(cfile->cdev, obj);
 	out.flags = exp ? exp->flags : 0;
 	out.size = obj->size;
+	/* Both go with the last handle, under the lock DRM core takes. */
 	mutex_lock(&obj->dev->object_name_lock);
 	out.files = obj->handle_count;
+	if (obj->dma_buf)
+		out.dmabuf_ino = file_inode(obj->dma_buf->file)->i_ino;
 	mutex_unlock(&obj->dev->object_name_lock);
 	if (copy_to_user(u64_to_user_ptr(args->ptr), &out, sizeof(out)))
 		ret = -EFAULT;

@@ -1604,8 +1604,15 @@ struct drm_compute_criu_share {
 	__u32 files;
 	/** @pad: zero. */
 	__u32 pad;
-	/** @reserved: zero. */
-	__u64 reserved;
+	/**
+	 * @dmabuf_ino: the inode number of the buffer's dma-buf (what
+	 * fstat() of its fd gives in st_ino, and /proc/PID/maps shows for a
+	 * mapping of it) while the buffer has one, 0 when it has none. A
+	 * dma-buf fd or mapping holds the buffer without a handle: a tool
+	 * that finds one in a process it does not save knows that process
+	 * shares the buffer, which @files cannot tell.
+	 */
+	__u64 dmabuf_ino;
 };
 
 /**
