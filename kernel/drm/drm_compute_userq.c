@@ -1861,17 +1861,25 @@ int drm_compute_userq_state_ioctl(struct drm_compute_file *cfile, void *data)
 	if (!q)
 		return -ENOENT;
 
-	q->cdev->ops->userq_hw_state(q, &hw);
 	spin_lock(&q->lock);
 	args->status = q->status;
-	/*
-	 * The device's own: it may be newer than what drm_compute_userq_fence()
-	 * was told yet, and lower than an earlier value (the last one written).
-	 */
-	args->fence = hw.fence;
 	args->fault_reason = q->fault_reason;
 	args->fault_va = q->fault_va;
 	spin_unlock(&q->lock);
+	/*
+	 * The device's state after the status, not before: a queue seen dead
+	 * has stopped, and its driver published the read pointer and fence it
+	 * stopped at before it reported the fault (the lock orders the two),
+	 * so a FAULTED report carries the faulting packet's read pointer. Read
+	 * first, a snapshot from before the queue ran on could come with it.
+	 */
+	q->cdev->ops->userq_hw_state(q, &hw);
+	/*
+	 * The device's own fence: it may be newer than what
+	 * drm_compute_userq_fence() was told yet, and lower than an earlier
+	 * value (the last one written).
+	 */
+	args->fence = hw.fence;
 	if (!args->status)
 		args->status = hw.rptr == hw.wptr ? DRM_COMPUTE_USERQ_STATUS_IDLE :
 						    DRM_COMPUTE_USERQ_STATUS_RUNNING;

@@ -303,7 +303,10 @@ struct drm_compute_ops {
 	/**
 	 * @userq_hw_state: USERQ, mandatory. Read the queue's pointers and
 	 * progress counter, and its fence slot on a device with
-	 * %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY. Must not sleep.
+	 * %DRM_COMPUTE_USERQ_CAP_FENCE_MEMORY. Must not sleep. What it reads
+	 * of a queue the driver reported with drm_compute_userq_fault() is
+	 * where the queue stopped: the driver publishes that before it
+	 * reports the fault.
 	 */
 	void (*userq_hw_state)(struct drm_compute_userq *q,
 			       struct drm_compute_userq_hw *hw);
