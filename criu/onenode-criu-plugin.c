@@ -1005,6 +1005,71 @@ static int dump_dmabuf(int fd, int id)
 	return ret;
 }
 
+/*
+ * A process outside the dump with an fd on the same open file as @fd, the
+ * render-node file of @dev (a copy passed on by fork() or SCM_RIGHTS): its
+ * pid, 0 when none is found. The file is one to the kernel, so no count
+ * of files shows it; kcmp() does.
+ */
+static pid_t outside_file_holder(int fd, const struct onenode_device *dev)
+{
+	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
+	pid_t self = getpid(), pid, found = 0;
+	struct dirent *de, *fe;
+	DIR *d = opendir("/proc"), *fds;
+	struct stat st;
+	bool ours;
+
+	if (!d) {
+		log_warn("cannot list /proc: %s; render-node fds outside the dump not checked",
+			 strerror(errno));
+		return 0;
+	}
+	while (!found && (de = readdir(d))) {
+		pid = (pid_t)atoi(de->d_name);
+		if (pid <= 0 || pid == self)
+			continue;
+		ours = false;
+		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
+			ours = tree_pids[i] == pid;
+		if (ours)
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+		fds = opendir(dir);
+		if (!fds)
+			continue;	/* gone, or a kernel thread */
+		while (!found && (fe = readdir(fds))) {
+			if (fe->d_name[0] == '.' ||
+			    snprintf(path, sizeof(path), "%s/%s", dir, fe->d_name) >=
+				    (int)sizeof(path))
+				continue;
+			if (stat(path, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != dev->rdev)
+				continue;
+			if (!syscall(SYS_kcmp, self, pid, KCMP_FILE, fd, atoi(fe->d_name)))
+				found = pid;
+		}
+		closedir(fds);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Refuse a file that a process outside the dump holds too, naming it. */
+static int check_file_holders(int id, int fd, const struct onenode_device *dev)
+{
+	char comm[64] = "?";
+	pid_t outside = outside_file_holder(fd, dev);
+
+	if (!outside)
+		return 0;
+	read_comm(outside, comm, sizeof(comm));
+	log_err("file %#x: %s is open in process %d (%s), outside the dumped processes, as the "
+		"same open file (an fd passed on by fork() or SCM_RIGHTS): after a restore that "
+		"process would keep the old file; failing the dump, the process keeps running",
+		id, dev->path, outside, comm);
+	return -EBUSY;
+}
+
 static int onenode_dump_ext_file(int fd, int id)
 {
 	struct drm_compute_criu_info info;
@@ -1046,7 +1111,9 @@ static int onenode_dump_ext_file(int fd, int id)
 		goto out;
 	/* Only where the kernel saves (unsaved is 0 on such a file). */
 	if (info.bos || info.vms || info.userqs || info.syncobjs) {
-		ret = dump_objects(id, &dev);
+		ret = check_file_holders(id, fd, &dev);
+		if (!ret)
+			ret = dump_objects(id, &dev);
 		if (ret)
 			goto out;
 	}

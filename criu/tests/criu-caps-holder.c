@@ -55,9 +55,11 @@
  * own handle too, and reports through its exit status. With
  * CRIU_HOLDER_OBJECTS=shared-outside the sharer is a grandchild, orphaned
  * at once, so outside the tree criu dumps: the dump must fail; when woken
- * the task checks its bytes and dma-buf fd, and ends the sharer. With
- * CRIU_HOLDER_OBJECTS=shared-outside-fd that grandchild only keeps the
- * dma-buf fd it inherited (no render node, no handle): the same.
+ * the task checks its bytes and dma-buf fd, and ends the sharer; that
+ * grandchild closes the task's render-node fd it inherited. With
+ * CRIU_HOLDER_OBJECTS=shared-outside-fd it keeps only the dma-buf fd (no
+ * render node, no handle), with shared-outside-file only the task's
+ * render-node fd (the task's own file): the same.
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
  * but for the device id.
@@ -661,8 +663,13 @@ struct shared {
 	pid_t child;
 	/* The sharer is a grandchild, outside the tree criu dumps. */
 	bool outside;
-	/* The sharer keeps the dma-buf fd only: no render node, no handle. */
-	bool fd_only;
+	/* What the sharer keeps of the fds fork() passed on. */
+	enum {
+		KEEPS_ALL,	/* every fd; imports into a file of its own */
+		KEEPS_DMABUF_IMPORT,	/* the dma-buf fd; imports it the same way */
+		KEEPS_DMABUF,	/* the dma-buf fd alone: no render node, no handle */
+		KEEPS_FILE,	/* the task's render-node fd alone: its very file */
+	} keeps;
 };
 
 static uint8_t shared_byte(uint64_t i, unsigned int round)
@@ -675,7 +682,7 @@ static uint8_t shared_byte(uint64_t i, unsigned int round)
  * woken, the second pattern must show through the mapping, and the
  * dma-buf import as its handle. Exits 0 or 1.
  */
-static void shared_child(int dmabuf, int ready, const char *go, bool fd_only)
+static void shared_child(int devfd, int dmabuf, int ready, const char *go, int keeps)
 {
 	struct onenode_device mine;
 	uint32_t h, again;
@@ -683,14 +690,13 @@ static void shared_child(int dmabuf, int ready, const char *go, bool fd_only)
 
 	pid_t self = getpid();
 
-	if (fd_only) {
-		/*
-		 * Holds the buffer through the fd alone, until killed: not
-		 * through the task's render-node file that fork() passed on.
-		 */
+	/* Only what the sharer is meant to hold the buffer or file by. */
+	if (keeps != KEEPS_ALL)
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != dmabuf && fd != ready)
+			if (fd != ready && fd != (keeps == KEEPS_FILE ? devfd : dmabuf))
 				close(fd);
+	if (keeps == KEEPS_DMABUF || keeps == KEEPS_FILE) {
+		/* Holds them until killed. */
 		if (write(ready, &self, sizeof(self)) != sizeof(self))
 			_exit(1);
 		close(ready);
@@ -740,7 +746,7 @@ static int shared_setup(const struct onenode_device *dev, struct shared *sh, con
 		/* Outside: the child's child, orphaned at once, out of the tree. */
 		if (sh->outside && fork())
 			_exit(0);
-		shared_child(sh->dmabuf, ready[1], go, sh->fd_only);
+		shared_child(dev->fd, sh->dmabuf, ready[1], go, sh->keeps);
 	}
 	/* Until the sharer holds the buffer: two files, one buffer. */
 	close(ready[1]);
@@ -840,9 +846,15 @@ int main(int argc, char **argv)
 	save = getenv("CRIU_HOLDER_OBJECTS") && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "save");
 	moved = getenv("CRIU_HOLDER_MOVED") && !strcmp(getenv("CRIU_HOLDER_MOVED"), "1");
 	shared = getenv("CRIU_HOLDER_OBJECTS") && !strncmp(getenv("CRIU_HOLDER_OBJECTS"), "shared", 6);
-	sh.fd_only = shared && !strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside-fd");
-	sh.outside = shared && (sh.fd_only ||
-				!strcmp(getenv("CRIU_HOLDER_OBJECTS"), "shared-outside"));
+	if (shared) {
+		const char *o = getenv("CRIU_HOLDER_OBJECTS");
+
+		sh.outside = strcmp(o, "shared") != 0;
+		sh.keeps = !strcmp(o, "shared-outside-fd")   ? KEEPS_DMABUF :
+			   !strcmp(o, "shared-outside-file") ? KEEPS_FILE :
+			   sh.outside			     ? KEEPS_DMABUF_IMPORT :
+							       KEEPS_ALL;
+	}
 	if (shared) {
 		ret = shared_setup(&dev, &sh, argv[2]);
 		if (ret) {

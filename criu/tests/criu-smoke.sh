@@ -56,7 +56,9 @@
 #                     naming the buffer and its holders; the task keeps
 #                     running with its buffer and dma-buf fd. Then again with
 #                     a grandchild that keeps only the dma-buf fd (no render
-#                     node): refused, naming that process
+#                     node), and with one that keeps only the task's own
+#                     render-node fd (the same open file): refused, naming
+#                     that process
 #   objects-damaged   the same dump; a bit flipped in the objects image, then
 #                     the image cut short: each restore fails with the
 #                     plugin's reason and leaves neither task nor device
@@ -413,6 +415,17 @@ dump-refuses-shared)
 		fail "criu dump succeeded although a process outside the dump holds a dma-buf fd of a buffer"
 	fi
 	need_log "$img/dump.log" "outside the dumped processes, through an fd or a mapping: it shares the buffer"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
+	# The outside process keeps the task's render-node fd alone: one file to
+	# the kernel, the same open file in two processes; kcmp() tells.
+	CRIU_HOLDER_OBJECTS=shared-outside-file start_holder
+	if dump; then
+		fail "criu dump succeeded although a process outside the dump holds the task's render-node file"
+	fi
+	need_log "$img/dump.log" "outside the dumped processes, as the same open file"
 	alive "$pid" || fail "task $pid died with the failed dump"
 	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
 	verdict PASS
