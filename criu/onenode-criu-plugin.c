@@ -126,7 +126,7 @@ static unsigned int nr_paused;
 /*
  * Dump: the processes criu dumps, as CHECKPOINT_DEVICES names them (with
  * or without a render node), until exit(): a dma-buf fd or mapping in any
- * other process shares a buffer the dump saves (outside_holder()).
+ * other process shares a buffer the dump saves (outside_process()).
  */
 static pid_t *tree_pids;
 static unsigned int nr_tree_pids;
@@ -661,12 +661,13 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 }
 
 /*
- * A process outside the dump that holds the dma-buf of inode @ino through
- * an fd or a mapping: its pid, 0 when none is found. criu itself (a copy
- * of each fd it dumps) and the dumped processes do not count. What /proc
- * cannot show (an fd in flight in a unix socket) is not found.
+ * The first process outside the dump for which @holds(pid, @arg) is true:
+ * its pid, 0 when none is. criu itself (a copy of each fd it dumps) and
+ * the dumped processes do not count. @what names the check in a warning
+ * when /proc cannot be listed.
  */
-static pid_t outside_holder(uint64_t ino)
+static pid_t outside_process(bool (*holds)(pid_t pid, const void *arg), const void *arg,
+			     const char *what)
 {
 	pid_t self = getpid(), pid, found = 0;
 	struct dirent *de;
@@ -674,8 +675,8 @@ static pid_t outside_holder(uint64_t ino)
 	bool ours;
 
 	if (!d) {
-		log_warn("cannot list /proc: %s; dma-buf fds outside the dump not checked",
-			 strerror(errno));
+		log_warn("cannot list /proc: %s; %s outside the dump not checked",
+			 strerror(errno), what);
 		return 0;
 	}
 	while (!found && (de = readdir(d))) {
@@ -685,11 +686,19 @@ static pid_t outside_holder(uint64_t ino)
 		ours = false;
 		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
 			ours = tree_pids[i] == pid;
-		if (!ours && (fd_holds_dmabuf(pid, ino) || map_holds_dmabuf(pid, ino)))
+		if (!ours && holds(pid, arg))
 			found = pid;
 	}
 	closedir(d);
 	return found;
+}
+
+/* Whether process @pid holds the dma-buf of inode *@arg by fd or mapping. */
+static bool holds_dmabuf(pid_t pid, const void *arg)
+{
+	uint64_t ino = *(const uint64_t *)arg;
+
+	return fd_holds_dmabuf(pid, ino) || map_holds_dmabuf(pid, ino);
 }
 
 /*
@@ -716,7 +725,8 @@ static int check_holders(const char *what, const struct onenode_device *dev,
 	}
 	if (!sh->dmabuf_ino)
 		return 0;
-	outside = outside_holder(sh->dmabuf_ino);
+	/* What /proc cannot show (an fd in flight in a unix socket) is not found. */
+	outside = outside_process(holds_dmabuf, &sh->dmabuf_ino, "dma-buf fds");
 	if (!outside)
 		return 0;
 	read_comm(outside, comm, sizeof(comm));
@@ -1006,50 +1016,25 @@ static int dump_dmabuf(int fd, int id)
 }
 
 /*
- * A process outside the dump with an fd on the same open file as @fd, the
- * render-node file of @dev (a copy passed on by fork() or SCM_RIGHTS): its
- * pid, 0 when none is found. The file is one to the kernel, so no count
- * of files shows it; kcmp() does.
+ * Whether process @pid has an fd on the same open file as criu's fd *@arg
+ * (a copy passed on by fork() or SCM_RIGHTS). The file is one to the
+ * kernel, so no count of files shows it; kcmp() does, for each of the
+ * process's DRM fds.
  */
-static pid_t outside_file_holder(int fd, const struct onenode_device *dev)
+static bool holds_file(pid_t pid, const void *arg)
 {
 	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
-	pid_t self = getpid(), pid, found = 0;
-	struct dirent *de, *fe;
-	DIR *d = opendir("/proc"), *fds;
-	struct stat st;
-	bool ours;
+	int fd = *(const int *)arg;
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
 
-	if (!d) {
-		log_warn("cannot list /proc: %s; render-node fds outside the dump not checked",
-			 strerror(errno));
-		return 0;
-	}
-	while (!found && (de = readdir(d))) {
-		pid = (pid_t)atoi(de->d_name);
-		if (pid <= 0 || pid == self)
-			continue;
-		ours = false;
-		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
-			ours = tree_pids[i] == pid;
-		if (ours)
-			continue;
-		snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-		fds = opendir(dir);
-		if (!fds)
-			continue;	/* gone, or a kernel thread */
-		while (!found && (fe = readdir(fds))) {
-			if (fe->d_name[0] == '.' ||
-			    snprintf(path, sizeof(path), "%s/%s", dir, fe->d_name) >=
-				    (int)sizeof(path))
-				continue;
-			if (stat(path, &st) || !S_ISCHR(st.st_mode) || st.st_rdev != dev->rdev)
-				continue;
-			if (!syscall(SYS_kcmp, self, pid, KCMP_FILE, fd, atoi(fe->d_name)))
-				found = pid;
-		}
-		closedir(fds);
-	}
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	d = opendir(dir);
+	if (!d)
+		return false;	/* gone, or a kernel thread */
+	while (!found && (de = next_drm_fd(d, dir, path, sizeof(path))))
+		found = !syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, atoi(de->d_name));
 	closedir(d);
 	return found;
 }
@@ -1058,7 +1043,7 @@ static pid_t outside_file_holder(int fd, const struct onenode_device *dev)
 static int check_file_holders(int id, int fd, const struct onenode_device *dev)
 {
 	char comm[64] = "?";
-	pid_t outside = outside_file_holder(fd, dev);
+	pid_t outside = outside_process(holds_file, &fd, "render-node fds");
 
 	if (!outside)
 		return 0;

@@ -219,6 +219,21 @@ verdict() {
 	grep -q "^$want" "$work/result" || fail "expected $want"
 }
 
+# refused_outside MODE WHAT LOG: a holder sharing with a process outside the
+# dump (CRIU_HOLDER_OBJECTS=MODE): the dump must fail with LOG in its log,
+# the task live and whole afterwards.
+refused_outside() {
+	CRIU_HOLDER_OBJECTS=$1 start_holder
+	if dump; then
+		fail "criu dump succeeded although a process outside the dump $2"
+	fi
+	need_log "$img/dump.log" "$3"
+	alive "$pid" || fail "task $pid died with the failed dump"
+	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
+	verdict PASS
+	wait "$pid" || fail "the task exited with status $?"
+}
+
 # instance_up NAME MIB: a vcompute instance made through configfs with MIB
 # of device memory; sets instance (removed at cleanup) and instance_node.
 instance_up() {
@@ -399,37 +414,16 @@ objects-shared)
 	verdict PASS
 	;;
 dump-refuses-shared)
-	CRIU_HOLDER_OBJECTS=shared-outside start_holder
-	if dump; then
-		fail "criu dump succeeded although a process outside the dump shares a buffer"
-	fi
-	need_log "$img/dump.log" "is held by 2 files of the device, 1 of them in the dumped processes: a process outside the dump shares it"
-	alive "$pid" || fail "task $pid died with the failed dump"
-	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
-	verdict PASS
-	wait "$pid" || fail "the task exited with status $?"
+	refused_outside shared-outside "shares a buffer" \
+		"is held by 2 files of the device, 1 of them in the dumped processes: a process outside the dump shares it"
 	# The outside process holds the dma-buf fd alone: the kernel counts one
 	# file; the plugin finds the fd by the dma-buf's inode.
-	CRIU_HOLDER_OBJECTS=shared-outside-fd start_holder
-	if dump; then
-		fail "criu dump succeeded although a process outside the dump holds a dma-buf fd of a buffer"
-	fi
-	need_log "$img/dump.log" "outside the dumped processes, through an fd or a mapping: it shares the buffer"
-	alive "$pid" || fail "task $pid died with the failed dump"
-	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
-	verdict PASS
-	wait "$pid" || fail "the task exited with status $?"
+	refused_outside shared-outside-fd "holds a dma-buf fd of a buffer" \
+		"outside the dumped processes, through an fd or a mapping: it shares the buffer"
 	# The outside process keeps the task's render-node fd alone: one file to
 	# the kernel, the same open file in two processes; kcmp() tells.
-	CRIU_HOLDER_OBJECTS=shared-outside-file start_holder
-	if dump; then
-		fail "criu dump succeeded although a process outside the dump holds the task's render-node file"
-	fi
-	need_log "$img/dump.log" "outside the dumped processes, as the same open file"
-	alive "$pid" || fail "task $pid died with the failed dump"
-	say "dump refused: $(grep -F "onenode: error" "$img/dump.log" | head -1 | sed 's/.*onenode: //')"
-	verdict PASS
-	wait "$pid" || fail "the task exited with status $?"
+	refused_outside shared-outside-file "holds the task's render-node file" \
+		"outside the dumped processes, as the same open file"
 	;;
 objects-damaged)
 	hang_detection_off
