@@ -8,7 +8,8 @@
  *
  * For each size and placement, one buffer filled with a pattern:
  *  - dump: the file paused, the buffer's bytes read in 8 MiB pieces
- *    (DRM_COMPUTE_CRIU_CKPT_READ_BO, as the CRIU plugin reads them) into
+ *    (DRM_COMPUTE_CRIU_CKPT_READ_BO, as the CRIU plugin reads them, in
+ *    2 MiB pieces since it double-buffers) into
  *    one 8 MiB buffer of the process; against memcpy() of as many bytes
  *    from a buffer of the process into the same 8 MiB buffer;
  *  - restore: a fresh file in the restoring state, the buffer created
@@ -30,7 +31,9 @@
  * The two kinds alternate, after one round of each that is not counted
  * (the first criu run of a boot is slower); the ratio is the anonymous
  * memory's downtime over the device memory's: what CRIU itself takes for
- * the same bytes against what the render node adds (goal >= 0.8).
+ * the same bytes against what the render node adds (goal >= 0.8). criu runs
+ * at -v3 for both kinds, so that the plugin's own time for the contents
+ * (its "bytes of contents in X s" lines) is printed beside the total.
  */
 
 #include <algorithm>
@@ -238,15 +241,26 @@ int hold(std::string_view kind, uint64_t mib, const std::string &dir)
 	std::fclose(f);
 	while (!woken)
 		pause();
-	bool ok = true;
-	for (uint64_t i = 0; i < size && ok; i++)
-		ok = p[i] == pattern(i);
-	f = std::fopen((dir + "/result").c_str(), "w");
+	uint64_t bad = 0, first = size;
+	for (uint64_t i = 0; i < size; i++) {
+		if (p[i] != pattern(i)) {
+			first = std::min(first, i);
+			bad++;
+		}
+	}
+	/* Written aside and renamed: the bench reads it as soon as it exists. */
+	f = std::fopen((dir + "/result.part").c_str(), "w");
 	if (!f)
 		return 1;
-	std::fputs(ok ? "PASS\n" : "FAIL\n", f);
-	std::fclose(f);
-	return ok ? 0 : 1;
+	if (bad)
+		std::fprintf(f, "FAIL: %llu bytes differ, the first at %#llx (%#x, not %#x)\n",
+			     static_cast<unsigned long long>(bad),
+			     static_cast<unsigned long long>(first), p[first], pattern(first));
+	else
+		std::fputs("PASS\n", f);
+	if (std::fclose(f) || rename((dir + "/result.part").c_str(), (dir + "/result").c_str()))
+		return 1;
+	return bad ? 1 : 0;
 }
 
 /* Wait up to @secs for @path to appear. */
@@ -270,15 +284,40 @@ int shell(const std::string &cmd)
 }
 
 /*
- * One dump and restore of a fresh holder of @kind: the downtime in seconds;
- * *@dump_s is the dump's part of it.
+ * The seconds the plugin logged for a buffer's contents ("... bytes of
+ * contents in X s"), summed over the files of one criu log: its part of
+ * the downtime. 0 without such a line (anonymous memory).
  */
-double downtime_round(const char *self, const char *kind, uint64_t mib, const Options &opt,
-		      uint64_t *image_bytes, double *dump_s)
+double plugin_seconds(const std::string &log)
+{
+	static constexpr std::string_view key = "bytes of contents in ";
+	std::ifstream in(log);
+	std::string line;
+	double sum = 0;
+
+	while (std::getline(in, line)) {
+		auto at = line.find(key);
+		if (at != line.npos)
+			sum += std::strtod(line.c_str() + at + key.size(), nullptr);
+	}
+	return sum;
+}
+
+struct Round {
+	double total;		/* from the dump's start to the restored process running */
+	double dump;		/* criu dump, until it exited */
+	double plugin_dump;	/* of which the plugin saving contents */
+	double plugin_restore;	/* of the restore: the plugin filling buffers */
+	uint64_t image_bytes;
+};
+
+/* One dump and restore of a fresh holder of @kind. */
+Round downtime_round(const char *self, const char *kind, uint64_t mib, const Options &opt)
 {
 	char tmpl[] = "/tmp/onenode-bench-criu-XXXXXX";
 	const std::string dir = mkdtemp(tmpl) ? tmpl : "", img = dir + "/img";
 	const std::string m = std::to_string(mib);
+	Round res{};
 
 	if (dir.empty() || mkdir(img.c_str(), 0700))
 		die("mkdtemp", -errno);
@@ -304,17 +343,18 @@ double downtime_round(const char *self, const char *kind, uint64_t mib, const Op
 		std::fprintf(stderr, "bench-criu: the %s holder never got ready\n", kind);
 		std::exit(1);
 	}
-	const std::string criu = " -D " + img + " --shell-job --libdir " + opt.libdir + " -v2";
+	/* -v3: the plugin's info lines, with its own timings, for both kinds. */
+	const std::string criu = " -D " + img + " --shell-job --libdir " + opt.libdir + " -v3";
 	const std::string quiet = " >" + dir + "/criu.out 2>&1";
 	auto t0 = clk::now();
 	int rc = shell("timeout 600 criu dump -t " + std::to_string(pid) + criu + " -o dump.log" +
 		       quiet);
 	waitpid(pid, nullptr, 0);
-	*dump_s = seconds_since(t0);
+	res.dump = seconds_since(t0);
 	if (rc == 0)
 		rc = shell("timeout 600 criu restore -d" + criu + " -o restore.log --pidfile " + dir +
 			   "/pid" + quiet);
-	double t = seconds_since(t0);
+	res.total = seconds_since(t0);
 	if (rc) {
 		std::fprintf(stderr, "bench-criu: criu failed (%d) for the %s holder; logs in %s\n",
 			     rc, kind, img.c_str());
@@ -327,53 +367,60 @@ double downtime_round(const char *self, const char *kind, uint64_t mib, const Op
 		std::exit(1);
 	}
 	std::fclose(f);
-	*image_bytes = 0;
 	for (const auto &e : std::filesystem::recursive_directory_iterator(img))
 		if (e.is_regular_file())
-			*image_bytes += e.file_size();
+			res.image_bytes += e.file_size();
+	res.plugin_dump = plugin_seconds(img + "/dump.log");
+	res.plugin_restore = plugin_seconds(img + "/restore.log");
 	kill(restored, SIGUSR1);
 	std::string verdict;
 	if (wait_for(dir + "/result", 300))
 		std::getline(std::ifstream(dir + "/result"), verdict);
 	if (verdict != "PASS") {
 		kill(restored, SIGKILL);
-		std::fprintf(stderr, "bench-criu: the restored %s holder found its memory changed\n",
-			     kind);
+		std::fprintf(stderr, "bench-criu: the restored %s holder found its memory changed: "
+			     "%s; logs in %s\n", kind, verdict.empty() ? "no verdict" : verdict.c_str(),
+			     img.c_str());
 		std::exit(1);
 	}
 	std::filesystem::remove_all(dir);
-	return t;
+	return res;
 }
 
 void downtime(const char *self, const Options &opt)
 {
 	std::printf("onenode-bench-criu --downtime: criu dump + restore -d of a process holding "
 		    "the bytes, %u rounds, medians; ratio = anonymous memory's downtime / "
-		    "device memory's (>= 0.8 is the goal)\n", opt.rounds);
+		    "device memory's (>= 0.8 is the goal); \"plugin\": the plugin's copy of the "
+		    "contents, dump + restore\n", opt.rounds);
 	for (uint64_t mib : opt.mib) {
-		std::vector<double> dev, anon, dev_dump, anon_dump;
-		uint64_t dev_img = 0, anon_img = 0;
-		double s;
+		std::vector<double> dev, anon, dev_dump, anon_dump, plugin;
+		Round d{}, a{};
 
 		/* One round of each first, not counted: criu's and the plugin's first run. */
-		downtime_round(self, "device", mib, opt, &dev_img, &s);
-		downtime_round(self, "anon", mib, opt, &anon_img, &s);
+		downtime_round(self, "device", mib, opt);
+		downtime_round(self, "anon", mib, opt);
 		for (unsigned r = 0; r < opt.rounds; r++) {
-			dev.push_back(downtime_round(self, "device", mib, opt, &dev_img, &s));
-			dev_dump.push_back(s);
-			anon.push_back(downtime_round(self, "anon", mib, opt, &anon_img, &s));
-			anon_dump.push_back(s);
-			std::printf("%5llu MiB | round %u: device memory %.2f s (dump %.2f s), anonymous "
-				    "memory %.2f s (dump %.2f s)\n", static_cast<unsigned long long>(mib),
-				    r + 1, dev.back(), dev_dump.back(), anon.back(), anon_dump.back());
+			d = downtime_round(self, "device", mib, opt);
+			a = downtime_round(self, "anon", mib, opt);
+			dev.push_back(d.total);
+			dev_dump.push_back(d.dump);
+			plugin.push_back(d.plugin_dump + d.plugin_restore);
+			anon.push_back(a.total);
+			anon_dump.push_back(a.dump);
+			std::printf("%5llu MiB | round %u: device memory %.2f s (dump %.2f s; plugin "
+				    "%.2f s + %.2f s), anonymous memory %.2f s (dump %.2f s)\n",
+				    static_cast<unsigned long long>(mib), r + 1, d.total, d.dump,
+				    d.plugin_dump, d.plugin_restore, a.total, a.dump);
 			std::fflush(stdout);
 		}
-		double d = median(dev), a = median(anon);
-		std::printf("%5llu MiB | device memory %7.2f s (image %llu MiB; dump %.2f s) | "
-			    "anonymous memory %7.2f s (image %llu MiB; dump %.2f s) | ratio %.2f\n",
-			    static_cast<unsigned long long>(mib), d,
-			    static_cast<unsigned long long>(dev_img >> 20), median(dev_dump), a,
-			    static_cast<unsigned long long>(anon_img >> 20), median(anon_dump), a / d);
+		double dm = median(dev), am = median(anon);
+		std::printf("%5llu MiB | device memory %7.2f s (image %llu MiB; dump %.2f s; plugin "
+			    "%.2f s) | anonymous memory %7.2f s (image %llu MiB; dump %.2f s) | "
+			    "ratio %.2f\n", static_cast<unsigned long long>(mib), dm,
+			    static_cast<unsigned long long>(d.image_bytes >> 20), median(dev_dump),
+			    median(plugin), am, static_cast<unsigned long long>(a.image_bytes >> 20),
+			    median(anon_dump), am / dm);
 		std::fflush(stdout);
 	}
 }
