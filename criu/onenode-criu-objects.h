@@ -12,8 +12,8 @@
  *
  * Binary, in the byte order of the machine that wrote it (the reader
  * refuses another): a header, then typed records, each length-prefixed and
- * checksummed (CRC-32C over its type, length and payload), then an END
- * record. A reader checks the header (magic, version, file id), every
+ * checksummed (XXH64 over its type, length and payload; version 5 on, CRC-32C
+ * before), then an END record. A reader checks the header (magic, version, file id), every
  * record's checksum and length before it hands the record out, and that
  * END comes: a truncated, bit-flipped or foreign image, or one of another
  * version, is refused with a reason. Records, in the order the plugin writes them:
@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 #define ONENODE_OBJ_MAGIC	"ONNDOBJS"
-#define ONENODE_OBJ_VERSION	4
+#define ONENODE_OBJ_VERSION	5
 /* The largest payload of a BO_DATA record: the plugin's copy unit. */
 #define ONENODE_OBJ_CHUNK	(8u << 20)
 /* The largest record a reader accepts (an object table of 64 Ki entries). */
@@ -96,13 +96,23 @@ struct onenode_obj_bo_data {
 	uint64_t offset;
 };
 
-/** onenode_crc32c() - CRC-32C of @len bytes, continuing from @crc (0 to start). */
-uint32_t onenode_crc32c(uint32_t crc, const void *buf, size_t len);
 /**
- * onenode_crc32c_table() - the same without the CPU's CRC-32C instruction,
- * as on a CPU without SSE4.2 (the unit test compares the two).
+ * struct onenode_xxh64 - XXH64 (the xxHash specification's 64-bit hash)
+ * over data given in pieces: the checksum of every record.
  */
-uint32_t onenode_crc32c_table(uint32_t crc, const void *buf, size_t len);
+struct onenode_xxh64 {
+	uint64_t v[4];
+	uint64_t seed;
+	uint64_t total;
+	uint8_t mem[32];
+	uint32_t held;
+};
+
+void onenode_xxh64_init(struct onenode_xxh64 *x, uint64_t seed);
+void onenode_xxh64_update(struct onenode_xxh64 *x, const void *buf, size_t len);
+uint64_t onenode_xxh64_digest(const struct onenode_xxh64 *x);
+/** onenode_xxh64() - XXH64 of @len bytes with @seed, in one call. */
+uint64_t onenode_xxh64(uint64_t seed, const void *buf, size_t len);
 
 /** struct onenode_obj_writer - an image being written. */
 struct onenode_obj_writer {
@@ -123,16 +133,29 @@ int onenode_obj_create(int dirfd, uint32_t file_id, struct onenode_obj_writer *w
  */
 int onenode_obj_write(struct onenode_obj_writer *w, uint32_t type, const void *a,
 		      size_t alen, const void *b, size_t blen);
+/**
+ * onenode_obj_check() - the checksum onenode_obj_write() gives that record,
+ * for a writer that computes it apart from the write (on another thread).
+ */
+uint64_t onenode_obj_check(uint32_t type, const void *a, size_t alen, const void *b,
+			   size_t blen);
+/** onenode_obj_write_checked() - onenode_obj_write() with its checksum given. */
+int onenode_obj_write_checked(struct onenode_obj_writer *w, uint32_t type, uint64_t check,
+			      const void *a, size_t alen, const void *b, size_t blen);
 /** onenode_obj_finish() - write END and close; the image is complete. */
 int onenode_obj_finish(struct onenode_obj_writer *w);
 /** onenode_obj_abort() - close and remove an image that will not be finished. */
 void onenode_obj_abort(struct onenode_obj_writer *w);
 
-/** struct onenode_obj_reader - an image being read. */
+/**
+ * struct onenode_obj_reader - an image being read.
+ * @buf, @cap: two payload buffers, used in turn (@cur the last record's).
+ */
 struct onenode_obj_reader {
 	int fd;
-	void *buf;
-	size_t cap;
+	void *buf[2];
+	size_t cap[2];
+	unsigned int cur;
 	uint64_t offset;
 };
 
@@ -144,8 +167,10 @@ struct onenode_obj_reader {
 int onenode_obj_open(int dirfd, uint32_t file_id, struct onenode_obj_reader *r,
 		     char *why, size_t why_len);
 /**
- * onenode_obj_next() - the next record: *@type, and *@payload (valid until
- * the next call) of *@len bytes.
+ * onenode_obj_next() - the next record: *@type, and *@payload of *@len
+ * bytes, valid until the second call after this one (the payloads of two
+ * records in a row live at once: one in the kernel's copy while the next
+ * is read).
  * Return: 0; -EINVAL (@why says where and why) for a record that is
  * truncated, too long, of an unknown type or whose checksum is wrong, and
  * for an image that ends without END.

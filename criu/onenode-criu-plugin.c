@@ -82,6 +82,7 @@
 #include "onenode-criu-image.h"
 #include "onenode-criu-objects.h"
 #include "onenode-criu-plugin-abi.h"
+#include "onenode-criu-pump.h"
 
 #define PLUGIN_NAME "onenode"
 /* The character major of every DRM node on Linux (DRM_MAJOR in the kernel). */
@@ -805,9 +806,116 @@ static double now_s(void)
 }
 
 /*
+ * One piece of a buffer's contents on its way to the image: read from the
+ * kernel into @buf and checksummed on the pump's worker, written by the
+ * plugin's thread while the worker reads the next piece into the other.
+ */
+struct dump_piece {
+	const struct onenode_device *dev;
+	struct onenode_obj_bo_data d;
+	void *buf;
+	uint64_t len;
+	uint64_t check;
+};
+
+static int read_piece(void *arg)
+{
+	struct dump_piece *c = arg;
+	int ret;
+
+	ret = onenode_criu_read_bo(c->dev, c->d.handle, c->d.offset, c->buf, c->len);
+	if (!ret)
+		c->check = onenode_obj_check(ONENODE_OBJ_BO_DATA, &c->d, sizeof(c->d), c->buf, c->len);
+	return ret;
+}
+
+/*
+ * The copy unit: small enough that the piece just copied is still in the
+ * CPU's cache when it is checksummed and written, large enough that a
+ * system call per piece costs nothing; an image may hold pieces of up to
+ * ONENODE_OBJ_CHUNK bytes.
+ */
+#define DUMP_PIECE	(2u << 20)
+_Static_assert(DUMP_PIECE <= ONENODE_OBJ_CHUNK, "a piece fits a BO_DATA record");
+
+/* The piece after (*@i, *@off), in @bos' order: false after the last. */
+static bool next_piece(const struct drm_compute_criu_bo *bos, uint32_t nbos, uint32_t *i,
+		       uint64_t *off)
+{
+	*off += DUMP_PIECE;
+	while (*i < nbos && *off >= bos[*i].size) {
+		++*i;
+		*off = 0;
+	}
+	return *i < nbos;
+}
+
+/*
+ * The buffers' contents, in DUMP_PIECE pieces through two buffers
+ * of the plugin: the kernel's copy of the next piece (and its checksum)
+ * overlaps the image's write of the last one (onenode-criu-pump.h).
+ */
+static int dump_contents(int id, const struct onenode_device *dev,
+			 const struct drm_compute_criu_bo *bos, uint32_t nbos,
+			 struct onenode_obj_writer *w, uint64_t *bytes)
+{
+	struct dump_piece pc[2] = { { .dev = dev }, { .dev = dev } };
+	struct onenode_pump pump;
+	uint32_t i = 0;
+	uint64_t off = 0;
+	unsigned int k = 0;
+	bool more;
+	int ret = 0;
+
+	/* The first piece: at the start of the first buffer with any bytes. */
+	if (!nbos || (!bos[0].size && !next_piece(bos, nbos, &i, &off)))
+		return 0;
+	pc[0].buf = malloc(DUMP_PIECE);
+	pc[1].buf = malloc(DUMP_PIECE);
+	if (!pc[0].buf || !pc[1].buf) {
+		free(pc[0].buf);
+		free(pc[1].buf);
+		return -ENOMEM;
+	}
+	onenode_pump_start(&pump);
+	do {
+		/* Piece (i, off) goes to pc[k], read on the worker. */
+		pc[k].d = (struct onenode_obj_bo_data){ .handle = bos[i].handle, .offset = off };
+		pc[k].len = bos[i].size - off < DUMP_PIECE ? bos[i].size - off : DUMP_PIECE;
+		more = next_piece(bos, nbos, &i, &off);
+		onenode_pump_submit(&pump, read_piece, &pc[k]);
+		k ^= 1;
+		/* Meanwhile the piece before it, read already, goes to the image. */
+		if (pc[k].len) {
+			ret = onenode_obj_write_checked(w, ONENODE_OBJ_BO_DATA, pc[k].check, &pc[k].d,
+							sizeof(pc[k].d), pc[k].buf, pc[k].len);
+			*bytes += pc[k].len;
+			if (ret)
+				break;
+		}
+		ret = onenode_pump_wait(&pump);
+		if (ret) {
+			log_err("file %#x: reading buffer %u at %llu: %s", id, pc[k ^ 1].d.handle,
+				(unsigned long long)pc[k ^ 1].d.offset, onenode_strerror(ret));
+			break;
+		}
+	} while (more);
+	/* The last piece, read: to the image. */
+	k ^= 1;
+	if (!ret) {
+		ret = onenode_obj_write_checked(w, ONENODE_OBJ_BO_DATA, pc[k].check, &pc[k].d,
+						sizeof(pc[k].d), pc[k].buf, pc[k].len);
+		*bytes += pc[k].len;
+	}
+	onenode_pump_stop(&pump);
+	free(pc[0].buf);
+	free(pc[1].buf);
+	return ret;
+}
+
+/*
  * Save the paused file's buffers, VMs and mappings, and the buffers'
- * contents, read in ONENODE_OBJ_CHUNK pieces straight into one buffer of
- * the plugin and written to the image.
+ * contents (dump_contents()).
  */
 static int dump_objects(int id, const struct onenode_device *dev)
 {
@@ -823,7 +931,6 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	uint32_t nsignals = 0;
 	uint64_t bytes = 0;
 	double t0 = now_s();
-	void *chunk = NULL;
 	int ret;
 
 	ret = list_all(dev, DRM_COMPUTE_CRIU_CKPT_LIST_BOS, sizeof(*bos), (void **)&bos, &nbos);
@@ -879,24 +986,8 @@ static int dump_objects(int id, const struct onenode_device *dev)
 	if (!ret)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_MAPPINGS, maps, nmaps * sizeof(*maps),
 					NULL, 0);
-	if (!ret && nbos && !(chunk = malloc(ONENODE_OBJ_CHUNK)))
-		ret = -ENOMEM;
-	for (uint32_t i = 0; !ret && i < nbos; i++) {
-		for (uint64_t off = 0; !ret && off < bos[i].size; off += ONENODE_OBJ_CHUNK) {
-			struct onenode_obj_bo_data d = { .handle = bos[i].handle, .offset = off };
-			uint64_t len = bos[i].size - off < ONENODE_OBJ_CHUNK ?
-				       bos[i].size - off : ONENODE_OBJ_CHUNK;
-
-			ret = onenode_criu_read_bo(dev, d.handle, off, chunk, len);
-			if (ret) {
-				log_err("file %#x: reading buffer %u at %llu: %s", id, d.handle,
-					(unsigned long long)off, onenode_strerror(ret));
-				break;
-			}
-			ret = onenode_obj_write(&w, ONENODE_OBJ_BO_DATA, &d, sizeof(d), chunk, len);
-			bytes += len;
-		}
-	}
+	if (!ret)
+		ret = dump_contents(id, dev, bos, nbos, &w, &bytes);
 	if (!ret && nsyncobjs)
 		ret = onenode_obj_write(&w, ONENODE_OBJ_SYNCOBJS, syncobjs,
 					nsyncobjs * sizeof(*syncobjs), NULL, 0);
@@ -932,7 +1023,6 @@ out:
 	free(svm);
 	free(syncobjs);
 	free(queues);
-	free(chunk);
 	free(bos);
 	free(vms);
 	free(maps);
@@ -1266,6 +1356,24 @@ static int restore_array(const struct onenode_device *dev, uint32_t op, size_t s
  * at END. On any error the caller closes the file, which frees what was
  * made.
  */
+/*
+ * One BO_DATA record on its way into its buffer: the kernel's copy runs on
+ * the pump's worker while the plugin reads and checks the next record (the
+ * reader keeps this one's payload until the call after next).
+ */
+struct restore_piece {
+	const struct onenode_device *dev;
+	const struct onenode_obj_bo_data *d;
+	uint64_t len;
+};
+
+static int write_piece(void *arg)
+{
+	const struct restore_piece *c = arg;
+
+	return onenode_criu_write_bo(c->dev, c->d->handle, c->d->offset, c->d + 1, c->len);
+}
+
 static int restore_objects(int id, const struct onenode_device *dev,
 			   const struct onenode_criu_record *src)
 {
@@ -1276,6 +1384,8 @@ static int restore_objects(int id, const struct onenode_device *dev,
 	uint32_t nsignals = 0;
 	uint32_t *joined = NULL, nj = 0;
 	struct drm_compute_criu_bo key = { 0 };
+	struct restore_piece piece = { .dev = dev };
+	struct onenode_pump pump;
 	double t0 = now_s();
 	const void *p;
 	char why[256];
@@ -1295,10 +1405,23 @@ static int restore_objects(int id, const struct onenode_device *dev,
 			dev->path, onenode_strerror(ret));
 		goto out;
 	}
+	onenode_pump_start(&pump);
 	for (;;) {
 		ret = onenode_obj_next(&r, &type, &p, &len, why, sizeof(why));
 		if (ret) {
 			log_err("file %#x: bad objects image: %s", id, why);
+			break;
+		}
+		/*
+		 * The contents go in while the next record is read; every
+		 * other record waits for them (a queue continues from its
+		 * buffers).
+		 */
+		ret = onenode_pump_wait(&pump);
+		if (ret) {
+			log_err("file %#x: %s (%s) refused the contents of buffer %u at %llu: %s",
+				id, dev->path, dev->driver, piece.d->handle,
+				(unsigned long long)piece.d->offset, onenode_strerror(ret));
 			break;
 		}
 		if (type == ONENODE_OBJ_END) {
@@ -1427,9 +1550,10 @@ static int restore_objects(int id, const struct onenode_device *dev,
 				skip |= joined[i] == d->handle;
 			if (skip)
 				break;
-			ret = onenode_criu_write_bo(dev, d->handle, d->offset, d + 1,
-						    len - sizeof(*d));
-			bytes += len - sizeof(*d);
+			piece.d = d;
+			piece.len = len - sizeof(*d);
+			onenode_pump_submit(&pump, write_piece, &piece);
+			bytes += piece.len;
 			break;
 		}
 		}
@@ -1452,6 +1576,8 @@ static int restore_objects(int id, const struct onenode_device *dev,
 			 "signals, %u SVM ranges, at their handles and ids; the file stays paused "
 			 "until the task's memory is in place", id, nbos, (unsigned long long)bytes,
 			 now_s() - t0, nvms, nmaps, nqueues, nsyncobjs, nsignals, nsvm);
+	/* A failed restore's last copy, if any, ends before its buffer is freed. */
+	onenode_pump_stop(&pump);
 out:
 	free(joined);
 	free(old_db);
