@@ -670,12 +670,21 @@ void compute_emit(struct compute_queue *cq, const uint64_t *pkt, uint32_t qwords
 	igt_assert_f(ret == 0, "emitting %u words: %s\n", qwords, onenode_strerror(ret));
 }
 
-/** compute_commit - publish the emitted packets. */
+/**
+ * compute_commit - publish the emitted packets.
+ *
+ * -EIO is not a failure of the commit: the packets are published, and the
+ * queue died, possibly on them. When the engine is still polling, it can
+ * run a packet that faults before the commit's WAKE (which the engine
+ * asked for as it went idle) reaches the kernel, and the WAKE of a dead
+ * queue returns -EIO; a test expecting that fault would otherwise fail
+ * here, one time in many. The caller's wait or state query reports it.
+ */
 void compute_commit(struct compute_queue *cq)
 {
 	int ret = onenode_queue_commit(&cq->q);
 
-	igt_assert_f(ret == 0, "commit: %s\n", onenode_strerror(ret));
+	igt_assert_f(ret == 0 || ret == -EIO, "commit: %s\n", onenode_strerror(ret));
 }
 
 /** compute_submit - emit a FENCE, publish; returns its value. */
