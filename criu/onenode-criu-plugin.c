@@ -1349,14 +1349,6 @@ static int restore_array(const struct onenode_device *dev, uint32_t op, size_t s
 }
 
 /*
- * Make file @id's objects in @dev from its objects image (@src is the
- * identity the dump recorded: its node's path and rdev, its device id):
- * the file is put in the restoring state, the records are applied as they
- * are read (each checked against its checksum first), and the state ends
- * at END. On any error the caller closes the file, which frees what was
- * made.
- */
-/*
  * One BO_DATA record on its way into its buffer: the kernel's copy runs on
  * the pump's worker while the plugin reads and checks the next record (the
  * reader keeps this one's payload until the call after next).
@@ -1374,6 +1366,14 @@ static int write_piece(void *arg)
 	return onenode_criu_write_bo(c->dev, c->d->handle, c->d->offset, c->d + 1, c->len);
 }
 
+/*
+ * Make file @id's objects in @dev from its objects image (@src is the
+ * identity the dump recorded: its node's path and rdev, its device id):
+ * the file is put in the restoring state, the records are applied as they
+ * are read (each checked against its checksum first), and the state ends
+ * at END. On any error the caller closes the file, which frees what was
+ * made.
+ */
 static int restore_objects(int id, const struct onenode_device *dev,
 			   const struct onenode_criu_record *src)
 {
