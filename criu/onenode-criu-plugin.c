@@ -456,22 +456,28 @@ static struct paused_file *find_paused(int fd)
 }
 
 /*
- * The next entry of @d, a listing of /proc/PID/fd at @dir, that is open on
- * a DRM character device, with its /proc path in @path; NULL at the end.
+ * The next entry of @d, a listing of /proc/PID/fd at @dir, with its /proc
+ * path in @path; NULL at the end.
  */
+static struct dirent *next_fd(DIR *d, const char *dir, char *path, size_t len)
+{
+	struct dirent *de;
+
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && snprintf(path, len, "%s/%s", dir, de->d_name) < (int)len)
+			return de;
+	return NULL;
+}
+
+/* next_fd(), for fds open on a DRM character device only. */
 static struct dirent *next_drm_fd(DIR *d, const char *dir, char *path, size_t len)
 {
 	struct dirent *de;
 	struct stat st;
 
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		if (snprintf(path, len, "%s/%s", dir, de->d_name) >= (int)len)
-			continue;
+	while ((de = next_fd(d, dir, path, len)))
 		if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == DRM_CHAR_MAJOR)
 			return de;
-	}
 	return NULL;
 }
 
@@ -597,7 +603,6 @@ static int tree_holders(uint64_t rdev, uint64_t share)
 static bool fd_holds_dmabuf(pid_t pid, uint64_t ino)
 {
 	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)], link[16];
-	struct dirent *de;
 	struct stat st;
 	bool found = false;
 	ssize_t n;
@@ -607,10 +612,7 @@ static bool fd_holds_dmabuf(pid_t pid, uint64_t ino)
 	d = opendir(dir);
 	if (!d)
 		return false;	/* gone, or a kernel thread */
-	while (!found && (de = readdir(d))) {
-		if (de->d_name[0] == '.' ||
-		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
-			continue;
+	while (!found && next_fd(d, dir, path, sizeof(path))) {
 		/* A dma-buf's file is named "/dmabuf:NAME". */
 		n = readlink(path, link, sizeof(link));
 		if (n < 8 || memcmp(link, "/dmabuf:", 8))
@@ -850,6 +852,15 @@ static bool next_piece(const struct drm_compute_criu_bo *bos, uint32_t nbos, uin
 	return *i < nbos;
 }
 
+/* Piece (*@i, *@off) into @c; moves to the next: false when it was the last. */
+static bool take_piece(struct dump_piece *c, const struct drm_compute_criu_bo *bos,
+		       uint32_t nbos, uint32_t *i, uint64_t *off)
+{
+	c->d = (struct onenode_obj_bo_data){ .handle = bos[*i].handle, .offset = *off };
+	c->len = bos[*i].size - *off < DUMP_PIECE ? bos[*i].size - *off : DUMP_PIECE;
+	return next_piece(bos, nbos, i, off);
+}
+
 /*
  * The buffers' contents, in DUMP_PIECE pieces through two buffers
  * of the plugin: the kernel's copy of the next piece (and its checksum)
@@ -864,8 +875,8 @@ static int dump_contents(int id, const struct onenode_device *dev,
 	uint32_t i = 0;
 	uint64_t off = 0;
 	unsigned int k = 0;
-	bool more;
-	int ret = 0;
+	bool more, last;
+	int ret;
 
 	/* The first piece: at the start of the first buffer with any bytes. */
 	if (!nbos || (!bos[0].size && !next_piece(bos, nbos, &i, &off)))
@@ -878,34 +889,28 @@ static int dump_contents(int id, const struct onenode_device *dev,
 		return -ENOMEM;
 	}
 	onenode_pump_start(&pump);
-	do {
-		/* Piece (i, off) goes to pc[k], read on the worker. */
-		pc[k].d = (struct onenode_obj_bo_data){ .handle = bos[i].handle, .offset = off };
-		pc[k].len = bos[i].size - off < DUMP_PIECE ? bos[i].size - off : DUMP_PIECE;
-		more = next_piece(bos, nbos, &i, &off);
-		onenode_pump_submit(&pump, read_piece, &pc[k]);
-		k ^= 1;
-		/* Meanwhile the piece before it, read already, goes to the image. */
-		if (pc[k].len) {
-			ret = onenode_obj_write_checked(w, ONENODE_OBJ_BO_DATA, pc[k].check, &pc[k].d,
-							sizeof(pc[k].d), pc[k].buf, pc[k].len);
-			*bytes += pc[k].len;
-			if (ret)
-				break;
-		}
+	more = take_piece(&pc[0], bos, nbos, &i, &off);
+	onenode_pump_submit(&pump, read_piece, &pc[0]);
+	for (;;) {
+		/* pc[k] is being read on the worker. */
+		last = !more;
 		ret = onenode_pump_wait(&pump);
 		if (ret) {
-			log_err("file %#x: reading buffer %u at %llu: %s", id, pc[k ^ 1].d.handle,
-				(unsigned long long)pc[k ^ 1].d.offset, onenode_strerror(ret));
+			log_err("file %#x: reading buffer %u at %llu: %s", id, pc[k].d.handle,
+				(unsigned long long)pc[k].d.offset, onenode_strerror(ret));
 			break;
 		}
-	} while (more);
-	/* The last piece, read: to the image. */
-	k ^= 1;
-	if (!ret) {
+		if (more) {
+			more = take_piece(&pc[k ^ 1], bos, nbos, &i, &off);
+			onenode_pump_submit(&pump, read_piece, &pc[k ^ 1]);
+		}
+		/* Meanwhile pc[k], read, goes to the image. */
 		ret = onenode_obj_write_checked(w, ONENODE_OBJ_BO_DATA, pc[k].check, &pc[k].d,
 						sizeof(pc[k].d), pc[k].buf, pc[k].len);
 		*bytes += pc[k].len;
+		if (ret || last)
+			break;
+		k ^= 1;
 	}
 	onenode_pump_stop(&pump);
 	free(pc[0].buf);
