@@ -1197,14 +1197,6 @@ int compute_memory(const struct compute_dev *cd, uint64_t *vram_used, int64_t *o
 	return 0;
 }
 
-/**
- * compute_svm_stat - one counter of debugfs vcompute_svm of @cd's device
- * @cd: the device
- * @key: its name: faults, pages_to_device, pages_to_ram, migrate_failed,
- *	mapped_ahead
- *
- * Returns: the count, -ENOENT without the file, -EINVAL without the key.
- */
 /*
  * compute_svm_set - SET_ATTR of one attribute on [p, p + size) of SVM VM vm;
  * returns 0 or the negative errno.
@@ -1233,6 +1225,14 @@ uint32_t compute_svm_get(const struct compute_dev *cd, uint32_t vm, const void *
 	       type <= DRM_COMPUTE_SVM_ATTR_NO_ACCESS ? a.type : a.value;
 }
 
+/**
+ * compute_svm_stat - one counter of debugfs vcompute_svm of @cd's device
+ * @cd: the device
+ * @key: its name: faults, pages_to_device, pages_to_ram, migrate_failed,
+ *	mapped_ahead, fault_ns (nanoseconds of fault service)
+ *
+ * Returns: the count, -ENOENT without the file, -EINVAL without the key.
+ */
 int64_t compute_svm_stat(const struct compute_dev *cd, const char *key)
 {
 	FILE *f = open_debugfs(cd, "vcompute_svm");

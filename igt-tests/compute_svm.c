@@ -1145,7 +1145,7 @@ static void test_always_mapped(void)
 	uint64_t size = 2 * SZ_2M;
 	uint8_t *src = anon(size), *dst = anon(size), *plain = anon(size);
 	uint32_t vm = svm_vm(&cd);
-	int64_t faults, ahead;
+	int64_t faults, ahead, fault_ns;
 
 	igt_require_f(cd.info.svm_flags & DRM_COMPUTE_SVM_FLAG_GPU_ALWAYS_MAPPED,
 		      "the device does not honour GPU_ALWAYS_MAPPED\n");
@@ -1157,9 +1157,14 @@ static void test_always_mapped(void)
 	/* Without the flag: the copy faults on both buffers. */
 	memcpy(plain, src, size);
 	faults = compute_svm_stat(&cd, "faults");
+	fault_ns = compute_svm_stat(&cd, "fault_ns");
+	igt_assert_f(fault_ns >= 0, "debugfs vcompute_svm has no fault_ns\n");
 	check_copy(vm, dst, plain, size);
 	igt_assert_f(compute_svm_stat(&cd, "faults") >= faults + 2,
 		     "a copy of unmapped memory took no fault\n");
+	/* The time the faults took is counted, and only theirs (below). */
+	igt_assert_f(compute_svm_stat(&cd, "fault_ns") > fault_ns,
+		     "faults serviced, no time counted in fault_ns\n");
 
 	ahead = compute_svm_stat(&cd, "mapped_ahead");
 	igt_assert_eq(compute_svm_set(&cd, vm, src, size, DRM_COMPUTE_SVM_ATTR_SET_FLAGS,
@@ -1169,8 +1174,10 @@ static void test_always_mapped(void)
 	/* Two 2 MiB ranges each, mapped by SET_ATTR itself. */
 	igt_assert_eq(compute_svm_stat(&cd, "mapped_ahead"), ahead + 4);
 	faults = compute_svm_stat(&cd, "faults");
+	fault_ns = compute_svm_stat(&cd, "fault_ns");
 	check_copy(vm, dst, src, size);
 	igt_assert_eq(compute_svm_stat(&cd, "faults"), faults);
+	igt_assert_eq(compute_svm_stat(&cd, "fault_ns"), fault_ns);
 
 	/* An invalidation clears the entries; the device maps them again. */
 	ahead = compute_svm_stat(&cd, "mapped_ahead");

@@ -5,6 +5,7 @@
 
 #include <linux/export.h>
 #include <linux/hmm.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
 #include <linux/mmu_notifier.h>
@@ -613,13 +614,17 @@ EXPORT_SYMBOL(drm_compute_svm_mirror_fini);
 int drm_compute_svm_mirror_fault(struct drm_compute_svm_mirror *m, u64 addr,
 				 bool write)
 {
-	u64 end;
+	u64 start_ns = ktime_get_ns(), end;
+	int fault;
 
 	mirror_assert_held(m);
 	if (!m->active)
 		return DRM_COMPUTE_FAULT_UNMAPPED;
 	mirror_gc(m);
-	return mirror_map(m, addr, write, false, &end);
+	fault = mirror_map(m, addr, write, false, &end);
+	if (m->stats)
+		atomic64_add(ktime_get_ns() - start_ns, &m->stats->fault_ns);
+	return fault;
 }
 EXPORT_SYMBOL(drm_compute_svm_mirror_fault);
 

@@ -191,12 +191,13 @@ static int svm_stats_show(struct seq_file *m, void *data)
 	struct drm_debugfs_entry *entry = m->private;
 	struct vcompute_device *vdev = to_vcompute(entry->dev);
 
-	seq_printf(m, "faults: %lld\npages_to_device: %lld\npages_to_ram: %lld\nmigrate_failed: %lld\nmapped_ahead: %lld\n",
+	seq_printf(m, "faults: %lld\npages_to_device: %lld\npages_to_ram: %lld\nmigrate_failed: %lld\nmapped_ahead: %lld\nfault_ns: %lld\n",
 		   atomic64_read(&vdev->svm_stats.mirror.faults),
 		   atomic64_read(&vdev->svm_stats.to_device),
 		   atomic64_read(&vdev->svm_stats.to_ram),
 		   atomic64_read(&vdev->svm_stats.mirror.migrate_failed),
-		   atomic64_read(&vdev->svm_stats.mirror.mapped_ahead));
+		   atomic64_read(&vdev->svm_stats.mirror.mapped_ahead),
+		   atomic64_read(&vdev->svm_stats.mirror.fault_ns));
 	return 0;
 }
 

@@ -120,6 +120,15 @@ struct drm_compute_svm_stats {
 	atomic64_t mapped_ahead;
 	/** @migrate_failed: migrations that left data in place. */
 	atomic64_t migrate_failed;
+	/**
+	 * @fault_ns: nanoseconds spent servicing device faults, in
+	 * drm_compute_svm_mirror_fault() with the SVM lock held (the garbage
+	 * collector, the policy, a migration it asks for, HMM and the
+	 * driver's entries), every fault counted, serviced or not. Waiting
+	 * for the SVM lock and the device's own fault delivery are not in it:
+	 * it is the service a driver's fault path pays the helper.
+	 */
+	atomic64_t fault_ns;
 };
 
 /**
