@@ -1099,13 +1099,21 @@ cmd_bench() {
 		cmd_vm --flavor "$flavor" -- "$T_CACHE/build/user/tools/bench/onenode-bench-queues" "$@" ;;
 	svm)
 		local profile=()
+		if [ "${1:-}" = --host ]; then
+			# No VM: the kernel-work rows on this machine's own kernel.
+			shift
+			cmd_build --user
+			in_tree "$T_CACHE/build/user/tools/bench/onenode-bench-svm" --only kernel-work "$@"
+			return
+		fi
 		if [ "${1:-}" = --profile ]; then
 			shift
 			tree_extras "bench svm --profile" linux-perf
 			profile=("$T_REPO/tools/guest/profile.sh" "$T_CACHE/vm/$VM_DIR")
 		fi
 		cmd_build --kernel --user --flavor "$flavor"
-		# lib/test_hmm.ko: upstream's HMM test driver, the fault-service reference.
+		# lib/test_hmm.ko: upstream's HMM test driver, the migration and
+		# fault-service reference.
 		cmd_vm --flavor "$flavor" -- bash -c 'insmod "$1/lib/test_hmm.ko" && shift && exec "$@"' bench \
 			"$T_CACHE/build/$flavor" "${profile[@]}" \
 			"$T_CACHE/build/user/tools/bench/onenode-bench-svm" "$@" ;;
