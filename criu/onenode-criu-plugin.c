@@ -127,10 +127,46 @@ static unsigned int nr_paused;
 /*
  * Dump: the processes criu dumps, as CHECKPOINT_DEVICES names them (with
  * or without a render node), until exit(): a dma-buf fd or mapping in any
- * other process shares a buffer the dump saves (outside_process()).
+ * other process shares a buffer the dump saves (struct outside_holds).
  */
 static pid_t *tree_pids;
 static unsigned int nr_tree_pids;
+
+/**
+ * struct outside_holds - what processes outside the dump hold
+ *
+ * Read from /proc once per dump, at the first check that needs it
+ * (scan_outside()), and dropped at exit(). The dumped processes are frozen
+ * by then; the others are not, and a walk per check would be no less
+ * racy, only slower: one walk of every process's fds and mappings per
+ * shared buffer and per file. What /proc cannot show (an fd in flight in
+ * a unix socket) is not there.
+ */
+static struct outside_holds {
+	/** @scanned: the walk ran (whatever it found). */
+	bool scanned;
+	/** @dmabufs: dma-bufs held, by fd or mapping, and who holds them. */
+	struct outside_dmabuf {
+		uint64_t ino;
+		pid_t pid;
+		bool mapped;
+	} *dmabufs;
+	unsigned int nr_dmabufs;
+	/** @drm_fds: fds on DRM character devices, for kcmp(). */
+	struct outside_drm_fd {
+		pid_t pid;
+		int fd;
+	} *drm_fds;
+	unsigned int nr_drm_fds;
+} outside;
+
+/* Forget what scan_outside() read: at the dump's end, or after a failed walk. */
+static void free_outside(void)
+{
+	free(outside.dmabufs);
+	free(outside.drm_fds);
+	memset(&outside, 0, sizeof(outside));
+}
 
 /*
  * Restore: a buffer or a queue's doorbell page restored by any task, for
@@ -429,6 +465,7 @@ static void onenode_exit(int s, int ret)
 		free(tree_pids);
 		tree_pids = NULL;
 		nr_tree_pids = 0;
+		free_outside();
 		log_info("dump finished (criu status %d): %u render-node fds seen, %u files saved",
 			 ret, nr_fds_seen, nr_files_dumped);
 		/*
@@ -599,51 +636,141 @@ static int tree_holders(uint64_t rdev, uint64_t share)
 	return n;
 }
 
-/* Whether process @pid has an fd open on the dma-buf of inode @ino. */
-static bool fd_holds_dmabuf(pid_t pid, uint64_t ino)
+/* Add @b to outside.dmabufs; -ENOMEM. */
+static int add_dmabuf(const struct outside_dmabuf *b)
+{
+	struct outside_dmabuf *more = realloc(outside.dmabufs,
+					      (outside.nr_dmabufs + 1) * sizeof(*more));
+
+	if (!more)
+		return -ENOMEM;
+	more[outside.nr_dmabufs++] = *b;
+	outside.dmabufs = more;
+	return 0;
+}
+
+/* Add @f to outside.drm_fds; -ENOMEM. */
+static int add_drm_fd(const struct outside_drm_fd *f)
+{
+	struct outside_drm_fd *more = realloc(outside.drm_fds,
+					      (outside.nr_drm_fds + 1) * sizeof(*more));
+
+	if (!more)
+		return -ENOMEM;
+	more[outside.nr_drm_fds++] = *f;
+	outside.drm_fds = more;
+	return 0;
+}
+
+/* Process @pid's fds: the dma-bufs (named "/dmabuf:NAME") and DRM fds. */
+static int scan_fds(pid_t pid)
 {
 	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)], link[16];
+	struct dirent *de;
 	struct stat st;
-	bool found = false;
+	int ret = 0;
 	ssize_t n;
 	DIR *d;
 
 	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	d = opendir(dir);
 	if (!d)
-		return false;	/* gone, or a kernel thread */
-	while (!found && next_fd(d, dir, path, sizeof(path))) {
-		/* A dma-buf's file is named "/dmabuf:NAME". */
+		return 0;	/* gone, or a kernel thread */
+	while (!ret && (de = next_fd(d, dir, path, sizeof(path)))) {
 		n = readlink(path, link, sizeof(link));
-		if (n < 8 || memcmp(link, "/dmabuf:", 8))
-			continue;
-		found = !stat(path, &st) && (uint64_t)st.st_ino == ino;
+		if (n >= 8 && !memcmp(link, "/dmabuf:", 8)) {
+			struct outside_dmabuf b = { .pid = pid };
+
+			if (stat(path, &st))
+				continue;
+			b.ino = (uint64_t)st.st_ino;
+			ret = add_dmabuf(&b);
+		} else if (!stat(path, &st) && S_ISCHR(st.st_mode) &&
+			   major(st.st_rdev) == DRM_CHAR_MAJOR) {
+			struct outside_drm_fd f = { .pid = pid, .fd = atoi(de->d_name) };
+
+			ret = add_drm_fd(&f);
+		}
 	}
 	closedir(d);
-	return found;
+	return ret;
 }
 
-/* Whether process @pid maps the dma-buf of inode @ino. */
-static bool map_holds_dmabuf(pid_t pid, uint64_t ino)
+/* Process @pid's mappings of dma-bufs. */
+static int scan_maps(pid_t pid)
 {
 	char path[64], line[512];
 	unsigned long long inode;
-	bool found = false;
-	int name = 0;
+	int name, ret = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+		return 0;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		struct outside_dmabuf b = { .pid = pid, .mapped = true };
+
 		name = 0;
-		if (sscanf(line, "%*x-%*x %*s %*x %*x:%*x %llu %n", &inode, &name) == 1 && name &&
-		    inode == ino)
-			found = !strncmp(line + name, "/dmabuf:", 8);
+		if (sscanf(line, "%*x-%*x %*s %*x %*x:%*x %llu %n", &inode, &name) != 1 || !name ||
+		    strncmp(line + name, "/dmabuf:", 8))
+			continue;
+		b.ino = inode;
+		ret = add_dmabuf(&b);
 	}
 	fclose(f);
-	return found;
+	return ret;
+}
+
+/*
+ * Walk /proc once for this dump (struct outside_holds): every process but
+ * criu itself (a copy of each fd it dumps) and the dumped ones. Returns 0,
+ * also when /proc cannot be listed (warned: nothing outside is then
+ * checked), or -ENOMEM.
+ */
+static int scan_outside(void)
+{
+	pid_t self = getpid(), pid;
+	unsigned int procs = 0;
+	struct dirent *de;
+	int ret = 0;
+	bool ours;
+	DIR *d;
+
+	if (outside.scanned)
+		return 0;
+	outside.scanned = true;
+	d = opendir("/proc");
+	if (!d) {
+		log_warn("cannot list /proc: %s; dma-buf and render-node fds of processes "
+			 "outside the dump not checked", strerror(errno));
+		return 0;
+	}
+	while (!ret && (de = readdir(d))) {
+		pid = (pid_t)atoi(de->d_name);
+		if (pid <= 0 || pid == self)
+			continue;
+		ours = false;
+		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
+			ours = tree_pids[i] == pid;
+		if (ours)
+			continue;
+		procs++;
+		ret = scan_fds(pid);
+		if (!ret)
+			ret = scan_maps(pid);
+	}
+	closedir(d);
+	if (ret) {
+		/* Nothing half-read is kept: a later check walks again. */
+		log_err("no memory to list what processes outside the dump hold");
+		free_outside();
+	} else {
+		log_info("read /proc once for this dump: %u processes outside it hold %u dma-buf "
+			 "fds or mappings and %u render-node fds", procs, outside.nr_dmabufs,
+			 outside.nr_drm_fds);
+	}
+	return ret;
 }
 
 /* The command name of process @pid, for messages; "?" when unreadable. */
@@ -664,47 +791,6 @@ static void read_comm(pid_t pid, char *buf, size_t len)
 }
 
 /*
- * The first process outside the dump for which @holds(pid, @arg) is true:
- * its pid, 0 when none is. criu itself (a copy of each fd it dumps) and
- * the dumped processes do not count. @what names the check in a warning
- * when /proc cannot be listed.
- */
-static pid_t outside_process(bool (*holds)(pid_t pid, const void *arg), const void *arg,
-			     const char *what)
-{
-	pid_t self = getpid(), pid, found = 0;
-	struct dirent *de;
-	DIR *d = opendir("/proc");
-	bool ours;
-
-	if (!d) {
-		log_warn("cannot list /proc: %s; %s outside the dump not checked",
-			 strerror(errno), what);
-		return 0;
-	}
-	while (!found && (de = readdir(d))) {
-		pid = (pid_t)atoi(de->d_name);
-		if (pid <= 0 || pid == self)
-			continue;
-		ours = false;
-		for (unsigned int i = 0; i < nr_tree_pids && !ours; i++)
-			ours = tree_pids[i] == pid;
-		if (!ours && holds(pid, arg))
-			found = pid;
-	}
-	closedir(d);
-	return found;
-}
-
-/* Whether process @pid holds the dma-buf of inode *@arg by fd or mapping. */
-static bool holds_dmabuf(pid_t pid, const void *arg)
-{
-	uint64_t ino = *(const uint64_t *)arg;
-
-	return fd_holds_dmabuf(pid, ino) || map_holds_dmabuf(pid, ino);
-}
-
-/*
  * A buffer shared with a file or process the dump does not hold: refuse,
  * naming it. Returns 0 when every file that holds the buffer (@sh->files,
  * the kernel's count) is among the dumped processes' files and no other
@@ -713,9 +799,9 @@ static bool holds_dmabuf(pid_t pid, const void *arg)
 static int check_holders(const char *what, const struct onenode_device *dev,
 			 const struct drm_compute_criu_share *sh)
 {
-	int in_tree = tree_holders(dev->rdev, sh->share);
+	int in_tree = tree_holders(dev->rdev, sh->share), ret;
+	const struct outside_dmabuf *b = NULL;
 	char comm[64] = "?";
-	pid_t outside;
 
 	if (in_tree < 0)
 		return in_tree;
@@ -728,16 +814,20 @@ static int check_holders(const char *what, const struct onenode_device *dev,
 	}
 	if (!sh->dmabuf_ino)
 		return 0;
-	/* What /proc cannot show (an fd in flight in a unix socket) is not found. */
-	outside = outside_process(holds_dmabuf, &sh->dmabuf_ino, "dma-buf fds");
-	if (!outside)
+	ret = scan_outside();
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < outside.nr_dmabufs && !b; i++)
+		if (outside.dmabufs[i].ino == sh->dmabuf_ino)
+			b = &outside.dmabufs[i];
+	if (!b)
 		return 0;
-	read_comm(outside, comm, sizeof(comm));
+	read_comm(b->pid, comm, sizeof(comm));
 	log_err("%s: buffer %#llx of %s: its dma-buf (inode %llu) is held by process %d (%s), "
-		"outside the dumped processes, through an fd or a mapping: it shares the buffer; "
-		"failing the dump, the process keeps running", what,
-		(unsigned long long)sh->share, dev->path, (unsigned long long)sh->dmabuf_ino,
-		outside, comm);
+		"outside the dumped processes, through %s: it shares the buffer; failing the "
+		"dump, the process keeps running", what, (unsigned long long)sh->share, dev->path,
+		(unsigned long long)sh->dmabuf_ino, b->pid, comm,
+		b->mapped ? "a mapping" : "an fd");
 	return -EBUSY;
 }
 
@@ -1111,42 +1201,30 @@ static int dump_dmabuf(int fd, int id)
 }
 
 /*
- * Whether process @pid has an fd on the same open file as criu's fd *@arg
- * (a copy passed on by fork() or SCM_RIGHTS). The file is one to the
- * kernel, so no count of files shows it; kcmp() does, for each of the
- * process's DRM fds.
+ * Refuse a file that a process outside the dump holds too, naming it: a
+ * copy of the fd passed on by fork() or SCM_RIGHTS. The file is one to the
+ * kernel, so no count of files shows it; kcmp() against criu's fd does.
  */
-static bool holds_file(pid_t pid, const void *arg)
-{
-	char dir[64], path[64 + sizeof(((struct dirent *)0)->d_name)];
-	int fd = *(const int *)arg;
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
-	d = opendir(dir);
-	if (!d)
-		return false;	/* gone, or a kernel thread */
-	while (!found && (de = next_drm_fd(d, dir, path, sizeof(path))))
-		found = !syscall(SYS_kcmp, getpid(), pid, KCMP_FILE, fd, atoi(de->d_name));
-	closedir(d);
-	return found;
-}
-
-/* Refuse a file that a process outside the dump holds too, naming it. */
 static int check_file_holders(int id, int fd, const struct onenode_device *dev)
 {
+	const struct outside_drm_fd *f = NULL;
+	pid_t self = getpid();
 	char comm[64] = "?";
-	pid_t outside = outside_process(holds_file, &fd, "render-node fds");
+	int ret = scan_outside();
 
-	if (!outside)
+	if (ret)
+		return ret;
+	for (unsigned int i = 0; i < outside.nr_drm_fds && !f; i++)
+		if (!syscall(SYS_kcmp, self, outside.drm_fds[i].pid, KCMP_FILE, fd,
+			     outside.drm_fds[i].fd))
+			f = &outside.drm_fds[i];
+	if (!f)
 		return 0;
-	read_comm(outside, comm, sizeof(comm));
+	read_comm(f->pid, comm, sizeof(comm));
 	log_err("file %#x: %s is open in process %d (%s), outside the dumped processes, as the "
 		"same open file (an fd passed on by fork() or SCM_RIGHTS): after a restore that "
 		"process would keep the old file; failing the dump, the process keeps running",
-		id, dev->path, outside, comm);
+		id, dev->path, f->pid, comm);
 	return -EBUSY;
 }
 

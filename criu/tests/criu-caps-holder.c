@@ -58,7 +58,8 @@
  * the task checks its bytes and dma-buf fd, and ends the sharer; that
  * grandchild closes the task's render-node fd it inherited. With
  * CRIU_HOLDER_OBJECTS=shared-outside-fd it keeps only the dma-buf fd (no
- * render node, no handle), with shared-outside-file only the task's
+ * render node, no handle), with shared-outside-map only a mapping of the
+ * dma-buf (no fd at all), with shared-outside-file only the task's
  * render-node fd (the task's own file): the same.
  * With CRIU_HOLDER_MOVED=1 the restore is expected on another instance of
  * the device: the fd must then be another node, with a DEVICE report equal
@@ -669,6 +670,7 @@ struct shared {
 		KEEPS_DMABUF_IMPORT,	/* the dma-buf fd; imports it the same way */
 		KEEPS_DMABUF,	/* the dma-buf fd alone: no render node, no handle */
 		KEEPS_FILE,	/* the task's render-node fd alone: its very file */
+		KEEPS_MAPPING,	/* a mapping of the dma-buf alone: no fd */
 	} keeps;
 };
 
@@ -690,12 +692,16 @@ static void shared_child(int devfd, int dmabuf, int ready, const char *go, int k
 
 	pid_t self = getpid();
 
+	if (keeps == KEEPS_MAPPING &&
+	    mmap(NULL, SHARED_SIZE, PROT_READ, MAP_SHARED, dmabuf, 0) == MAP_FAILED)
+		_exit(1);
 	/* Only what the sharer is meant to hold the buffer or file by. */
 	if (keeps != KEEPS_ALL)
 		for (int fd = 3; fd < 1024; fd++)
-			if (fd != ready && fd != (keeps == KEEPS_FILE ? devfd : dmabuf))
+			if (fd != ready && (keeps == KEEPS_MAPPING ||
+					    fd != (keeps == KEEPS_FILE ? devfd : dmabuf)))
 				close(fd);
-	if (keeps == KEEPS_DMABUF || keeps == KEEPS_FILE) {
+	if (keeps == KEEPS_DMABUF || keeps == KEEPS_FILE || keeps == KEEPS_MAPPING) {
 		/* Holds them until killed. */
 		if (write(ready, &self, sizeof(self)) != sizeof(self))
 			_exit(1);
@@ -851,6 +857,7 @@ int main(int argc, char **argv)
 
 		sh.outside = strcmp(o, "shared") != 0;
 		sh.keeps = !strcmp(o, "shared-outside-fd")   ? KEEPS_DMABUF :
+			   !strcmp(o, "shared-outside-map")  ? KEEPS_MAPPING :
 			   !strcmp(o, "shared-outside-file") ? KEEPS_FILE :
 			   sh.outside			     ? KEEPS_DMABUF_IMPORT :
 							       KEEPS_ALL;

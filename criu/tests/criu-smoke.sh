@@ -56,9 +56,10 @@
 #                     naming the buffer and its holders; the task keeps
 #                     running with its buffer and dma-buf fd. Then again with
 #                     a grandchild that keeps only the dma-buf fd (no render
-#                     node), and with one that keeps only the task's own
-#                     render-node fd (the same open file): refused, naming
-#                     that process
+#                     node), one that keeps only a mapping of the dma-buf (no
+#                     fd), and one that keeps only the task's own render-node
+#                     fd (the same open file): refused, naming that process
+#                     and how it holds the buffer
 #   objects-damaged   the same dump; a bit flipped in the objects image, then
 #                     the image cut short: each restore fails with the
 #                     plugin's reason and leaves neither task nor device
@@ -419,7 +420,10 @@ dump-refuses-shared)
 	# The outside process holds the dma-buf fd alone: the kernel counts one
 	# file; the plugin finds the fd by the dma-buf's inode.
 	refused_outside shared-outside-fd "holds a dma-buf fd of a buffer" \
-		"outside the dumped processes, through an fd or a mapping: it shares the buffer"
+		"outside the dumped processes, through an fd: it shares the buffer"
+	# Only a mapping of the dma-buf, no fd: found in /proc/PID/maps.
+	refused_outside shared-outside-map "maps the dma-buf of a buffer" \
+		"outside the dumped processes, through a mapping: it shares the buffer"
 	# The outside process keeps the task's render-node fd alone: one file to
 	# the kernel, the same open file in two processes; kcmp() tells.
 	refused_outside shared-outside-file "holds the task's render-node file" \
