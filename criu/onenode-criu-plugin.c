@@ -506,14 +506,21 @@ static struct dirent *next_fd(DIR *d, const char *dir, char *path, size_t len)
 	return NULL;
 }
 
+/* Whether @path (a /proc/PID/fd entry) is open on a DRM character device. */
+static bool is_drm_fd(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == DRM_CHAR_MAJOR;
+}
+
 /* next_fd(), for fds open on a DRM character device only. */
 static struct dirent *next_drm_fd(DIR *d, const char *dir, char *path, size_t len)
 {
 	struct dirent *de;
-	struct stat st;
 
 	while ((de = next_fd(d, dir, path, len)))
-		if (!stat(path, &st) && S_ISCHR(st.st_mode) && major(st.st_rdev) == DRM_CHAR_MAJOR)
+		if (is_drm_fd(path))
 			return de;
 	return NULL;
 }
@@ -685,8 +692,7 @@ static int scan_fds(pid_t pid)
 				continue;
 			b.ino = (uint64_t)st.st_ino;
 			ret = add_dmabuf(&b);
-		} else if (!stat(path, &st) && S_ISCHR(st.st_mode) &&
-			   major(st.st_rdev) == DRM_CHAR_MAJOR) {
+		} else if (is_drm_fd(path)) {
 			struct outside_drm_fd f = { .pid = pid, .fd = atoi(de->d_name) };
 
 			ret = add_drm_fd(&f);
